@@ -1,0 +1,22 @@
+//! The one seam between chunking logic and token counting.
+//!
+//! Chunkers never know which tokenizer they run with: they take a [`TokenCounter`]. The
+//! built-in tiktoken-exact encodings implement it without failing; a counter that calls back
+//! into Python can fail (the callback raised), which is why `count` returns a `Result`.
+
+/// Counts the tokens of a piece of text.
+pub trait TokenCounter {
+    /// Why a count could not be produced (for infallible counters, [`std::convert::Infallible`]).
+    type Error;
+
+    /// Number of tokens in `text`.
+    fn count(&self, text: &str) -> Result<usize, Self::Error>;
+}
+
+impl<F: Fn(&str) -> usize> TokenCounter for F {
+    type Error = std::convert::Infallible;
+
+    fn count(&self, text: &str) -> Result<usize, Self::Error> {
+        Ok(self(text))
+    }
+}
