@@ -3,6 +3,7 @@
 //! Everything in this crate except [`python`] is plain Rust with no PyO3 in sight, so
 //! `cargo test` (without the `python` feature) proves the core is clean of the bindings.
 
+pub mod batch;
 pub mod counter;
 pub mod delimiters;
 pub mod merge;

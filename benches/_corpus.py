@@ -1,0 +1,80 @@
+"""Benchmark inputs: ``../shared/corpus`` when present, else a generated multilingual corpus."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+VOCAB = ROOT / "python" / "ragchunk" / "_vocab"
+
+
+def offline_tiktoken() -> str:
+    """Point tiktoken (used by the oracle and by peers) at the shipped vocabularies.
+
+    tiktoken looks for ``$TIKTOKEN_CACHE_DIR/<sha1 of the official URL>`` before downloading
+    and checks the file's sha256, so this makes every ``get_encoding`` call offline.
+    """
+    existing = os.environ.get("TIKTOKEN_CACHE_DIR")
+    if existing:
+        return existing
+    cache = tempfile.mkdtemp(prefix="ragchunk-bench-tiktoken-")
+    for name in ("cl100k_base", "o200k_base"):
+        url = f"https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
+        target = os.path.join(cache, hashlib.sha1(url.encode()).hexdigest())
+        with gzip.open(VOCAB / f"{name}.tiktoken.gz", "rb") as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    os.environ["TIKTOKEN_CACHE_DIR"] = cache
+    return cache
+
+
+def load_corpus(limit_bytes: int | None = None) -> tuple[str, list[str]]:
+    """Return (description, documents). Documents are whole files, in path order."""
+    docs: list[str] = []
+    if CORPUS.is_dir():
+        for path in sorted(CORPUS.rglob("*.md")):
+            docs.append(path.read_text(encoding="utf-8"))
+        label = f"../shared/corpus ({len(docs)} documents)"
+    else:
+        docs = generated_corpus()
+        label = f"generated multilingual corpus ({len(docs)} documents)"
+    if limit_bytes is not None:
+        kept, total = [], 0
+        for d in docs:
+            if total >= limit_bytes:
+                break
+            kept.append(d)
+            total += len(d.encode("utf-8"))
+        docs = kept
+        label += f", first {total / 1e6:.1f} MB"
+    return label, docs
+
+
+_WORDS_EN = (
+    "the chunk token budget splits long documents into pieces that a retriever can rank while "
+    "keeping sentences whole and counting exactly with byte pair encoding over unicode text"
+).split()
+_WORDS_ZH = list("分块预算把长文档切成检索器可以排序的片段同时保持句子完整并用字节对编码精确计数")
+
+
+def generated_corpus(n_docs: int = 60, seed: int = 7) -> list[str]:
+    """A deterministic English + Chinese Markdown-like corpus (about 5 MB)."""
+    rng = random.Random(seed)
+    docs = []
+    for d in range(n_docs):
+        parts = [f"# Document {d}\n"]
+        for _ in range(rng.randint(150, 250)):
+            if rng.random() < 0.5:
+                words = rng.choices(_WORDS_EN, k=rng.randint(8, 60))
+                parts.append(" ".join(words).capitalize() + ".")
+            else:
+                parts.append("".join(rng.choices(_WORDS_ZH, k=rng.randint(10, 80))) + "。")
+            parts.append("\n\n" if rng.random() < 0.3 else ("\n" if rng.random() < 0.5 else " "))
+        docs.append("".join(parts))
+    return docs

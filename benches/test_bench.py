@@ -1,0 +1,42 @@
+"""Micro-benchmarks (pytest-benchmark). Each asserts its result, so a smoke run checks too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _corpus import load_corpus
+
+import ragchunk
+from ragchunk import _backend
+
+_, _DOCS = load_corpus(limit_bytes=2_000_000)
+_TEXT = "\n".join(_DOCS)
+
+
+@pytest.fixture(params=["rust", "python"])
+def backend(request: pytest.FixtureRequest) -> Any:
+    before = _backend.name()
+    _backend.set_backend(request.param)
+    yield request.param
+    _backend.set_backend(before)
+
+
+def test_count_tokens(benchmark: Any, backend: str) -> None:
+    import tiktoken
+
+    n = benchmark(ragchunk.count_tokens, _TEXT)
+    assert n == len(tiktoken.get_encoding("cl100k_base").encode(_TEXT))
+
+
+def test_naive_merge_512(benchmark: Any, backend: str) -> None:
+    chunks = benchmark(ragchunk.naive_merge, _TEXT, 512)
+    assert len(chunks) > 10
+
+
+def test_tiktoken_encode_ordinary_reference(benchmark: Any) -> None:
+    import tiktoken
+
+    enc = tiktoken.get_encoding("cl100k_base")
+    tokens = benchmark(enc.encode_ordinary, _TEXT)
+    assert len(tokens) > 1000

@@ -1,0 +1,57 @@
+"""Type stubs for the compiled Rust core (``rust/python.rs``). Private: use ``ragchunk``."""
+
+__version__: str
+
+def count_tokens(text: str, encoding_name: str) -> int:
+    """Exact count; ValueError on special-token text (tiktoken ``encode`` defaults)."""
+
+def count_or_zero(text: str, encoding_name: str) -> int:
+    """RAGFlow's ``num_tokens_from_string`` semantics: the count, or 0 on special-token text."""
+
+def count_ordinary(text: str, encoding_name: str) -> int:
+    """``len(encoding.encode_ordinary(text))``."""
+
+def naive_merge(
+    texts: list[str],
+    poses: list[str | None],
+    chunk_token_num: float,
+    delimiter: str,
+    overlapped_percent: float,
+    strategy_name: str,
+    compat_name: str,
+    encoding_name: str | None,
+    counter: object | None,
+    with_sources: bool,
+) -> tuple[list[str], list[list[int]] | None]:
+    """The whole naive_merge in one call; sources are per-chunk section indexes."""
+
+def remove_tag(txt: str) -> str:
+    """Remove RAGFlow position tags."""
+
+def extract_positions(txt: str) -> list[tuple[list[int], float, float, float, float]]:
+    """Parse RAGFlow position tags."""
+
+def parse_delimiter_field(field: str) -> list[str]:
+    """RAGFlow v0.27's delimiter-field parser."""
+
+def count_ordinary_batch(
+    texts: list[str], encoding_name: str, workers: int | None = None
+) -> list[int]:
+    """``count_ordinary`` over many texts in parallel."""
+
+def count_batch(
+    texts: list[str], encoding_name: str, strict: bool, workers: int | None = None
+) -> list[int]:
+    """Counts in parallel; ``strict``: ValueError on special-token text, else 0."""
+
+def naive_merge_batch(
+    docs: list[tuple[list[str], list[str | None]]],
+    chunk_token_num: float,
+    delimiter: str,
+    overlapped_percent: float,
+    strategy_name: str,
+    compat_name: str,
+    encoding_name: str,
+    workers: int | None,
+) -> list[list[str]]:
+    """naive_merge over many documents in parallel, in input order."""

@@ -1,0 +1,499 @@
+"""RAGFlow drop-ins: ``naive_merge`` and its relatives.
+
+Every function here validates its arguments once (so both backends raise the same errors),
+then hands plain lists to the active backend: the Rust core, or the pure-Python fallback.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Any, TypeAlias
+
+from . import _backend
+from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
+
+__all__ = [
+    "COMPAT_FAMILIES",
+    "MergeStrategy",
+    "Position",
+    "count_tokens",
+    "extract_positions",
+    "naive_merge",
+    "naive_merge_with_images",
+    "naive_merge_with_positions",
+    "num_tokens_from_string",
+    "remove_tag",
+]
+
+Position: TypeAlias = tuple[list[int], float, float, float, float]
+"""One parsed position tag: ``([page indexes], left, right, top, bottom)``, pages 0-based."""
+
+Section: TypeAlias = "str | tuple[str, str | None]"
+
+DEFAULT_DELIMITER = "\n。；！？"
+
+COMPAT_FAMILIES = ("v0.27", "v0.26", "v0.23", "v0.22")
+"""Release families ``compat=`` accepts: v0.27.x (default), v0.26.x, v0.23–v0.25, v0.20–v0.22."""
+
+
+class MergeStrategy(Enum):
+    """How ``naive_merge`` groups paragraphs into chunks (RAGFlow v0.27's ``MergeStrategy``).
+
+    ``OVER_CAP`` (RAGFlow's default) keeps adding paragraphs while the running total has not
+    yet passed the threshold, so a chunk may overflow ``chunk_token_num`` by one paragraph.
+    ``UNDER_CAP`` adds a paragraph only while the total stays within ``chunk_token_num``.
+    A paragraph larger than ``chunk_token_num`` stands alone in both. The strings
+    ``"over_cap"`` / ``"under_cap"`` and RAGFlow's own enum members are accepted too.
+    """
+
+    OVER_CAP = "over_cap"
+    UNDER_CAP = "under_cap"
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument validation (shared by both backends, so both raise the same errors)
+# ---------------------------------------------------------------------------------------------
+
+
+def _number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    as_float = float(value)
+    if not math.isfinite(as_float):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return as_float
+
+
+def _chunk_token_num(value: object) -> float:
+    n = _number("chunk_token_num", value)
+    if n <= 0:
+        raise ValueError(f"chunk_token_num must be > 0, got {value!r}")
+    return n
+
+
+def _overlapped_percent(value: object) -> float:
+    p = _number("overlapped_percent", value)
+    if not 0 <= p <= 100:
+        raise ValueError(f"overlapped_percent must be between 0 and 100, got {value!r}")
+    return p
+
+
+def _delimiter(value: object) -> str:
+    # RAGFlow parses a None delimiter field like an empty one (no delimiters at all).
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"delimiter must be a str or None, got {type(value).__name__}")
+    return value
+
+
+def _strategy(value: object) -> str:
+    raw = value.value if isinstance(value, Enum) else value
+    if raw in ("over_cap", "under_cap"):
+        return str(raw)
+    raise ValueError(
+        f"strategy must be MergeStrategy.OVER_CAP or MergeStrategy.UNDER_CAP "
+        f"(or 'over_cap' / 'under_cap'), got {value!r}"
+    )
+
+
+_COMPAT_RE = re.compile(r"v?0\.(\d+)(?:\.\d+)?")
+
+
+def _compat(value: object) -> str:
+    if isinstance(value, str):
+        m = _COMPAT_RE.fullmatch(value.strip())
+        if m:
+            minor = int(m.group(1))
+            if minor >= 27:
+                return "v0.27"
+            if minor == 26:
+                return "v0.26"
+            if 23 <= minor <= 25:
+                return "v0.23"
+            if 20 <= minor <= 22:
+                return "v0.22"
+    raise ValueError(
+        "compat must name a RAGFlow release family: 'v0.27' (default), 'v0.26', "
+        f"'v0.23' (v0.23-v0.25) or 'v0.22' (v0.20-v0.22), got {value!r}"
+    )
+
+
+def _sections(value: object, *, name: str = "sections") -> tuple[list[str], list[str | None]]:
+    """Split ``sections`` into parallel lists of texts and ``pos`` tags."""
+    if isinstance(value, str):
+        return [value], [""]
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(
+            f"{name} must be a str, a list of str or a list of (text, pos) pairs, "
+            f"got {type(value).__name__}"
+        )
+    texts: list[str] = []
+    poses: list[str | None] = []
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            texts.append(item)
+            poses.append("")
+            continue
+        if isinstance(item, (tuple, list)) and len(item) == 2:
+            text, pos = item
+            if not isinstance(text, str):
+                raise TypeError(f"{name}[{i}][0] (text) must be a str, got {type(text).__name__}")
+            if pos is not None and not isinstance(pos, str):
+                raise TypeError(
+                    f"{name}[{i}][1] (pos) must be a str or None, got {type(pos).__name__}"
+                )
+            texts.append(text)
+            poses.append(pos)
+            continue
+        raise TypeError(
+            f"{name}[{i}] must be a str or a (text, pos) pair, got {type(item).__name__}"
+            + (f" of length {len(item)}" if isinstance(item, (tuple, list)) else "")
+        )
+    return texts, poses
+
+
+def _check_strategy_compat(strategy: str, compat: str) -> None:
+    if strategy != "over_cap" and compat != "v0.27":
+        raise ValueError(
+            f"strategy: RAGFlow {compat} has no merge strategies (they arrived in v0.27); "
+            "use the default MergeStrategy.OVER_CAP with this compat"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Dispatch
+# ---------------------------------------------------------------------------------------------
+
+
+def _fix_surrogates(text: str) -> str:
+    # tiktoken's own recovery for lone surrogates: a UTF-16 round trip that joins valid pairs
+    # and turns each lone surrogate into U+FFFD. Used only for counting; chunk text keeps them.
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
+    """A Python callable counting like RAGFlow's ``num_tokens_from_string`` for ``tok``."""
+    if tok.ragflow is not None:
+        return tok.ragflow
+    assert tok.builtin is not None
+    core = _backend.core()
+    name = tok.builtin
+    if core is not None:
+
+        def count(text: str) -> int:
+            try:
+                return int(core.count_or_zero(text, name))
+            except UnicodeEncodeError:
+                return int(core.count_or_zero(_fix_surrogates(text), name))
+
+        return count
+    from ._pure import tokens
+
+    return tokens.ragflow_counter(name)
+
+
+def _merge(
+    texts: list[str],
+    poses: list[str | None],
+    chunk_token_num: float,
+    delimiter: str,
+    overlapped_percent: float,
+    strategy: str,
+    compat: str,
+    tok: ResolvedTokenizer,
+    with_sources: bool,
+) -> tuple[list[str], list[list[int]] | None]:
+    core = _backend.core()
+    if core is not None:
+        try:
+            chunks, sources = core.naive_merge(
+                texts,
+                poses,
+                chunk_token_num,
+                delimiter,
+                overlapped_percent,
+                strategy,
+                compat,
+                tok.builtin,
+                tok.ragflow,
+                with_sources,
+            )
+            return chunks, sources
+        except UnicodeEncodeError:
+            # A lone surrogate cannot cross into Rust as UTF-8. RAGFlow handles such text
+            # (chunks keep the surrogates; counting follows tiktoken's recovery), so run the
+            # reference merge in Python for this call, still counting in Rust.
+            pass
+    from ._pure import merge
+
+    chunks, sources = merge.naive_merge_sources(
+        list(zip(texts, poses)),
+        chunk_token_num,
+        delimiter,
+        overlapped_percent,
+        strategy,
+        compat,
+        _ragflow_counter(tok),
+    )
+    return chunks, (sources if with_sources else None)
+
+
+def _prepare(
+    chunk_token_num: object,
+    delimiter: object,
+    overlapped_percent: object,
+    strategy: object,
+    compat: object,
+    tokenizer: object,
+) -> tuple[float, str, float, str, str, ResolvedTokenizer]:
+    ctn = _chunk_token_num(chunk_token_num)
+    delim = _delimiter(delimiter)
+    ovl = _overlapped_percent(overlapped_percent)
+    strat = _strategy(strategy)
+    comp = _compat(compat)
+    _check_strategy_compat(strat, comp)
+    return ctn, delim, ovl, strat, comp, resolve_tokenizer(tokenizer)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------------------
+
+
+def naive_merge(
+    sections: str | Sequence[str | tuple[str, str | None]],
+    chunk_token_num: int | float = 128,
+    delimiter: str | None = DEFAULT_DELIMITER,
+    overlapped_percent: int | float = 0,
+    strategy: MergeStrategy | str = MergeStrategy.OVER_CAP,
+    *,
+    tokenizer: Any = "cl100k_base",
+    compat: str = "v0.27",
+) -> list[str]:
+    """Cut text into chunks exactly as RAGFlow's ``rag.nlp.naive_merge`` does.
+
+    Each section is split at every delimiter (the delimiter text is dropped); each piece
+    becomes the paragraph ``"\\n" + piece``; paragraphs are grouped by token count according
+    to ``strategy``; a section's ``pos`` tag is appended after its first paragraph in a chunk;
+    with ``overlapped_percent > 0`` each chunk after the first starts with the tail of the
+    previous chunk's visible text. A delimiter field holding a backtick-wrapped token (for
+    example ``"`##`"``) switches to RAGFlow's custom mode: every segment is its own chunk.
+
+    Args:
+        sections: a str, a list of str, or a list of ``(text, pos)`` pairs, where ``pos`` is a
+            RAGFlow position tag string (``"@@page\\tx0\\tx1\\ttop\\tbottom##"``), ``""`` or None.
+        chunk_token_num: the token budget of a chunk (RAGFlow's function default, 128).
+        delimiter: RAGFlow's delimiter field: every character is a delimiter, and
+            ``` `text` ``` is a multi-character one. None or ``""`` means no splitting.
+        overlapped_percent: 0-100; the share of the previous chunk's visible text repeated
+            at the start of the next chunk.
+        strategy: ``MergeStrategy.OVER_CAP`` (default) or ``MergeStrategy.UNDER_CAP``.
+        tokenizer: ``"cl100k_base"`` (RAGFlow's), ``"o200k_base"``, a ``tiktoken.Encoding``,
+            a ``tokenizers.Tokenizer`` or any callable ``str -> int``.
+        compat: the RAGFlow release whose behaviour to reproduce: ``"v0.27"`` (default),
+            ``"v0.26"``, ``"v0.23"`` (v0.23-v0.25) or ``"v0.22"`` (v0.20-v0.22).
+
+    Returns:
+        The chunk strings, byte for byte what RAGFlow returns.
+
+    Raises:
+        TypeError: an argument of the wrong type (the message names it).
+        ValueError: an argument out of range (the message names it).
+
+    >>> naive_merge("第一句。第二句。", chunk_token_num=128)
+    ['\\n第一句\\n第二句']
+    >>> naive_merge([("Intro text", "@@1\\t0.0\\t10.0\\t0.0\\t5.0##")])
+    ['\\nIntro text@@1\\t0.0\\t10.0\\t0.0\\t5.0##']
+    """
+    texts, poses = _sections(sections)
+    ctn, delim, ovl, strat, comp, tok = _prepare(
+        chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer
+    )
+    if not texts or (isinstance(sections, str) and not sections):
+        return []  # RAGFlow, every release: `if not sections: return []`
+    chunks, _ = _merge(texts, poses, ctn, delim, ovl, strat, comp, tok, with_sources=False)
+    return chunks
+
+
+def naive_merge_with_positions(
+    sections: str | Sequence[str | tuple[str, str | None]],
+    chunk_token_num: int | float = 128,
+    delimiter: str | None = DEFAULT_DELIMITER,
+    overlapped_percent: int | float = 0,
+    strategy: MergeStrategy | str = MergeStrategy.OVER_CAP,
+    *,
+    tokenizer: Any = "cl100k_base",
+    compat: str = "v0.27",
+) -> list[tuple[str, list[Position]]]:
+    """:func:`naive_merge`, with each chunk's position tags parsed out of its text.
+
+    Returns a list of ``(chunk_text, positions)``: ``chunk_text`` is the chunk with its
+    position tags removed (:func:`remove_tag`) and ``positions`` the tags it carried, parsed
+    by :func:`extract_positions`, in order. Arguments are those of :func:`naive_merge`.
+
+    >>> naive_merge_with_positions([("Intro", "@@2\\t1.0\\t9.0\\t3.0\\t4.0##")])
+    [('\\nIntro', [([1], 1.0, 9.0, 3.0, 4.0)])]
+    """
+    chunks = naive_merge(
+        sections,
+        chunk_token_num,
+        delimiter,
+        overlapped_percent,
+        strategy,
+        tokenizer=tokenizer,
+        compat=compat,
+    )
+    return [(remove_tag(c), extract_positions(c)) for c in chunks]
+
+
+def _image_texts(texts: object) -> tuple[list[str], list[str | None]]:
+    # naive_merge_with_images accepts what RAGFlow's does: entries are str, None, or
+    # (text, pos) pairs whose text may be None; a None text counts as "".
+    if not isinstance(texts, (list, tuple)):
+        raise TypeError(f"texts must be a list, got {type(texts).__name__}")
+    cleaned: list[object] = []
+    for item in texts:
+        if item is None:
+            cleaned.append("")
+        elif isinstance(item, (tuple, list)) and len(item) == 2 and item[0] is None:
+            cleaned.append(("", item[1]))
+        else:
+            cleaned.append(item)
+    return _sections(cleaned, name="texts")
+
+
+def naive_merge_with_images(
+    texts: Sequence[str | tuple[str | None, str | None] | None],
+    images: Sequence[Any],
+    chunk_token_num: int | float = 128,
+    delimiter: str | None = DEFAULT_DELIMITER,
+    overlapped_percent: int | float = 0,
+    strategy: MergeStrategy | str = MergeStrategy.OVER_CAP,
+    *,
+    tokenizer: Any = "cl100k_base",
+    compat: str = "v0.27",
+) -> tuple[list[str], list[Any]]:
+    """RAGFlow's ``naive_merge_with_images``: chunks, and one image (or None) per chunk.
+
+    The images of the paragraphs merged into a chunk are stacked vertically as RAGFlow's
+    ``concat_img`` does (same object or identical pixels are not repeated; otherwise a new RGB
+    image as wide as the widest and as tall as both). Images may be PIL images, None, or lazy
+    images (objects with ``to_pil()`` whose class has a static ``merge(a, b)``, such as
+    RAGFlow's ``LazyImage`` or :class:`ragchunk.LazyImage`). Pillow is needed only when two
+    different images actually have to be stacked.
+
+    Returns ``([], [])`` when ``texts`` is empty or ``len(texts) != len(images)``, as RAGFlow.
+    Other arguments are those of :func:`naive_merge`.
+    """
+    if not isinstance(images, (list, tuple)):
+        raise TypeError(f"images must be a list, got {type(images).__name__}")
+    norm_texts, poses = _image_texts(texts)
+    ctn, delim, ovl, strat, comp, tok = _prepare(
+        chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer
+    )
+    if not norm_texts or len(norm_texts) != len(images):
+        return [], []
+    chunks, sources = _merge(norm_texts, poses, ctn, delim, ovl, strat, comp, tok, True)
+    assert sources is not None
+    from ._pure.images import concat_img
+
+    out_images: list[Any] = []
+    for src in sources:
+        image = None
+        for idx in src:
+            image = concat_img(image, images[idx])
+        out_images.append(image)
+    return chunks, out_images
+
+
+def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
+    """Exact token count of ``text``: ``len(tiktoken.get_encoding(name).encode(text))``.
+
+    Like tiktoken's ``encode``, text containing a special token such as ``<|endoftext|>``
+    raises ``ValueError``; lone surrogates are counted the way tiktoken recovers them.
+
+    >>> count_tokens("hello world")
+    2
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    tok = resolve_tokenizer(tokenizer)
+    if tok.exact is not None:
+        return tok.exact(text)
+    assert tok.builtin is not None
+    core = _backend.core()
+    if core is not None:
+        try:
+            return int(core.count_tokens(text, tok.builtin))
+        except UnicodeEncodeError:
+            return int(core.count_tokens(_fix_surrogates(text), tok.builtin))
+    from ._pure import tokens
+
+    return tokens.count_tokens(text, tok.builtin)
+
+
+def num_tokens_from_string(string: object) -> int:
+    """RAGFlow's ``num_tokens_from_string``: the cl100k_base count, or 0 when counting fails.
+
+    It fails for text containing a special token's literal text (``<|endoftext|>`` ...) and for
+    anything that is not a str; RAGFlow returns 0 then, and so does this function.
+
+    >>> num_tokens_from_string("hello world"), num_tokens_from_string("<|endoftext|>")
+    (2, 0)
+    """
+    if not isinstance(string, str):
+        return 0
+    core = _backend.core()
+    if core is not None:
+        try:
+            return int(core.count_or_zero(string, "cl100k_base"))
+        except UnicodeEncodeError:
+            return int(core.count_or_zero(_fix_surrogates(string), "cl100k_base"))
+    from ._pure import tokens
+
+    return tokens.num_tokens_from_string(string)
+
+
+def remove_tag(txt: str) -> str:
+    """Remove RAGFlow position tags: ``re.sub(r"@@[\\t0-9.-]+?##", "", txt)``.
+
+    >>> remove_tag("text@@1\\t2.0\\t3.0\\t4.0\\t5.0##")
+    'text'
+    """
+    if not isinstance(txt, str):
+        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
+    core = _backend.core()
+    if core is not None:
+        try:
+            return str(core.remove_tag(txt))
+        except UnicodeEncodeError:
+            pass
+    from ._pure import positions
+
+    return positions.remove_tag(txt)
+
+
+def extract_positions(txt: str) -> list[Position]:
+    """Parse RAGFlow position tags ``@@page\\tleft\\tright\\ttop\\tbottom##`` out of ``txt``.
+
+    Pages may be ranges (``"3-4"``) and become 0-based indexes. Raises ``ValueError`` for a
+    malformed tag, as RAGFlow's ``extract_positions`` does.
+
+    >>> extract_positions("a@@3-4\\t10.0\\t20.0\\t30.0\\t40.0##")
+    [([2, 3], 10.0, 20.0, 30.0, 40.0)]
+    """
+    if not isinstance(txt, str):
+        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
+    core = _backend.core()
+    if core is not None:
+        try:
+            return list(core.extract_positions(txt))
+        except UnicodeEncodeError:
+            pass
+    from ._pure import positions
+
+    return positions.extract_positions(txt)
