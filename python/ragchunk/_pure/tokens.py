@@ -118,10 +118,10 @@ def read_vocab_bytes(name: str) -> bytes:
     try:
         resource = importlib.resources.files("ragchunk") / "_vocab" / spec.vocab_file
         compressed = resource.read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, TypeError):
-        # ``ragchunk`` may not be importable as a package in odd layouts (for example
-        # when only ``python/`` is on sys.path and the facade is missing); the vocab
-        # directory sits next to this subpackage either way.
+    except (ImportError, OSError, TypeError, AttributeError, ValueError):
+        # ``ragchunk`` may not resolve as a resource package in odd layouts (a
+        # namespace package on Python 3.10, say, when the facade is missing); the
+        # vocab directory sits next to this subpackage either way.
         vocab_dir = Path(__file__).resolve().parent.parent / "_vocab"
         compressed = (vocab_dir / spec.vocab_file).read_bytes()
     data = gzip.decompress(compressed)
