@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,13 @@ from hypothesis import strategies as st
 import ragchunk
 from ragchunk import _backend
 
-pytestmark = pytest.mark.single_backend
+pytestmark = [
+    pytest.mark.single_backend,
+    pytest.mark.skipif(
+        os.environ.get("RAGCHUNK_BACKEND", "").lower() == "python",
+        reason="fallback-only run (RAGCHUNK_BACKEND=python): nothing to compare against",
+    ),
+]
 
 # Text that exercises the interesting paths: delimiters, CJK, CRLF/CR, emoji, combining marks,
 # special-token text, regex metacharacters, position tags.

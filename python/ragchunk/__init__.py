@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 from . import _backend
 from ._batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
 from ._errors import RagchunkError
+from ._pure.images import LazyImage
 from ._naive import (
     COMPAT_FAMILIES,
     MergeStrategy,
@@ -31,6 +32,7 @@ from ._naive import (
 
 __all__ = [
     "COMPAT_FAMILIES",
+    "LazyImage",
     "MergeStrategy",
     "Position",
     "RagchunkError",

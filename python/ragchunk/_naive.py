@@ -399,15 +399,9 @@ def naive_merge_with_images(
         return [], []
     chunks, sources = _merge(norm_texts, poses, ctn, delim, ovl, strat, comp, tok, True)
     assert sources is not None
-    from ._pure.images import concat_img
+    from ._pure.merge import fold_images
 
-    out_images: list[Any] = []
-    for src in sources:
-        image = None
-        for idx in src:
-            image = concat_img(image, images[idx])
-        out_images.append(image)
-    return chunks, out_images
+    return chunks, fold_images(images, sources, comp)
 
 
 def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:

@@ -86,9 +86,9 @@ def _is_builtin_encoding(enc: Any) -> str | None:
     try:
         same = enc.n_vocab == shape[0] and dict(enc._special_tokens) == shape[1]
         if same:
-            from ._pure.tokens import PAT_STR
+            from ._pure.tokens import ENCODINGS
 
-            same = enc._pat_str == PAT_STR[name]
+            same = enc._pat_str == ENCODINGS[name].pat_str
     except Exception:
         return None
     return name if same else None

@@ -502,6 +502,16 @@ def _fold_images(images: list[Any], skip_none: bool) -> Any:
     return folded
 
 
+def fold_images(images: Sequence[Any], sources: list[list[int]], compat: str) -> list[Any]:
+    """Each chunk's image: the images of its paragraphs (``sources``) stacked in order.
+
+    ``sources`` is the second result of :func:`naive_merge_sources`; the stacking follows
+    ``compat``'s release (v0.27 skips ``None`` images, older releases pass them on).
+    """
+    skip_none = _policy(compat).skip_none_images
+    return [_fold_images([images[i] for i in chunk_sources], skip_none) for chunk_sources in sources]
+
+
 def naive_merge_with_images(
     texts: Sequence[Any],
     images: Sequence[Any],
@@ -526,7 +536,6 @@ def naive_merge_with_images(
     """
     if not texts or len(texts) != len(images):
         return [], []
-    policy = _policy(compat)
     chunks, sources = naive_merge_sources(
         normalize_image_texts(texts),
         chunk_token_num,
@@ -536,8 +545,4 @@ def naive_merge_with_images(
         compat,
         count,
     )
-    folded = [
-        _fold_images([images[i] for i in chunk_sources], policy.skip_none_images)
-        for chunk_sources in sources
-    ]
-    return chunks, folded
+    return chunks, fold_images(images, sources, compat)

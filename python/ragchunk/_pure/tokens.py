@@ -14,6 +14,7 @@ import functools
 import gzip
 import hashlib
 import importlib.resources
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ __all__ = [
     "count_tokens",
     "load_encoding",
     "num_tokens_from_string",
+    "ragflow_counter",
 ]
 
 _ENDOFTEXT = "<|endoftext|>"
@@ -183,6 +185,19 @@ def count_tokens(text: str, name: str = "cl100k_base") -> int:
     2
     """
     return len(load_encoding(name).encode(text))
+
+
+def ragflow_counter(name: str = "cl100k_base") -> Callable[[str], int]:
+    """A counter with RAGFlow's convention for encoding ``name``: the count, or 0 on failure."""
+    encode = load_encoding(name).encode
+
+    def count(text: str) -> int:
+        try:
+            return len(encode(text))
+        except Exception:  # RAGFlow parity: any failure counts as 0 tokens.
+            return 0
+
+    return count
 
 
 def num_tokens_from_string(string: object) -> int:
