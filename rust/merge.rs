@@ -173,14 +173,20 @@ fn run<C: TokenCounter>(
         Compat::V27 => {
             if has_wrapped_delimiter(opts.delimiter) {
                 let delims = parse_delimiter_field(opts.delimiter);
-                custom_mode(sections, &delims, &mut counting, Flavor::V27)
+                custom_mode(sections, &delims, &mut counting, Flavor::V27, want_sources)
             } else {
                 v27_default(sections, opts, &mut counting, want_sources)
             }
         }
         Compat::V26 | Compat::V23 if has_wrapped_delimiter(opts.delimiter) => {
             let delims = custom_delimiters(opts.delimiter);
-            custom_mode(sections, &delims, &mut counting, Flavor::Legacy)
+            custom_mode(
+                sections,
+                &delims,
+                &mut counting,
+                Flavor::Legacy,
+                want_sources,
+            )
         }
         Compat::V26 | Compat::V23 | Compat::V22 => {
             add_chunk_family(sections, opts, &mut counting, want_sources)
@@ -434,6 +440,7 @@ fn custom_mode<C: TokenCounter>(
     delims: &[String],
     counting: &mut Counting<'_, C>,
     flavor: Flavor,
+    want_sources: bool,
 ) -> Result<Vec<Chunk>, C::Error> {
     let splitter = DelimiterSplitter::new(delims);
     let mut out = Vec::new();
@@ -455,9 +462,10 @@ fn custom_mode<C: TokenCounter>(
             if !pos.is_empty() && !contains(&chunk, pos) && counting.text(&chunk)? >= 8 {
                 chunk.push_str(pos);
             }
+            let sources = if want_sources { vec![sec] } else { Vec::new() };
             out.push(Chunk {
                 text: chunk,
-                sources: vec![sec],
+                sources,
             });
         }
     }
@@ -601,4 +609,413 @@ fn add_chunk_family<C: TokenCounter>(
         }
     }
     Ok(st.chunks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One token per code point: easy to reason about by hand.
+    fn chars(s: &str) -> usize {
+        s.chars().count()
+    }
+
+    const TAG: &str = "@@1\t1.0\t2.0\t3.0\t4.0##";
+
+    fn opts(compat: Compat, c: f64, d: &str, p: f64) -> MergeOptions<'_> {
+        MergeOptions {
+            chunk_token_num: c,
+            delimiter: d,
+            overlapped_percent: p,
+            strategy: Strategy::OverCap,
+            compat,
+        }
+    }
+
+    fn texts(secs: &[&str]) -> Vec<Section<'static>> {
+        secs.iter()
+            .map(|t| Section::text(Box::leak(t.to_string().into_boxed_str())))
+            .collect()
+    }
+
+    fn run_t(secs: &[Section<'_>], o: &MergeOptions<'_>) -> Vec<String> {
+        let a = naive_merge_texts(secs, o, &chars).unwrap();
+        let b: Vec<String> = naive_merge(secs, o, &chars)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.text)
+            .collect();
+        assert_eq!(a, b, "texts-only and full paths agree");
+        a
+    }
+
+    fn m(secs: &[&str], o: &MergeOptions<'_>) -> Vec<String> {
+        run_t(&texts(secs), o)
+    }
+
+    // --- v0.27 default mode ----------------------------------------------------------------
+
+    #[test]
+    fn v27_splits_every_section_and_drops_delimiters() {
+        let o = MergeOptions::default();
+        assert_eq!(m(&["a。b\n\nc"], &o), ["\na\nb\nc"]);
+        // even a tiny section is split; regex metacharacters are literal
+        assert_eq!(
+            m(&["x.y*z"], &opts(Compat::V27, 128.0, ".*", 0.0)),
+            ["\nx\ny\nz"]
+        );
+    }
+
+    #[test]
+    fn v27_empty_inputs() {
+        let o = MergeOptions::default();
+        assert!(m(&[], &o).is_empty());
+        assert!(m(&[""], &o).is_empty());
+        assert!(m(&["。\n"], &o).is_empty());
+        let none = opts(Compat::V27, 128.0, "", 0.0);
+        assert_eq!(m(&[""], &none), ["\n"]);
+        assert_eq!(m(&["", "x。y"], &none), ["\n\nx。y"]);
+    }
+
+    #[test]
+    fn v27_normalises_newlines_in_text_not_pos() {
+        let o = opts(Compat::V27, 128.0, "\n", 0.0);
+        assert_eq!(m(&["a\r\nb\rc\r\r\nd"], &o), ["\na\nb\nc\nd"]);
+        let none = opts(Compat::V27, 128.0, "", 0.0);
+        assert_eq!(m(&["a\r\nb"], &none), ["\na\nb"]);
+        let secs = [Section {
+            text: "a",
+            pos: Some("\r\n"),
+        }];
+        assert_eq!(run_t(&secs, &o), ["\na\r\n"]);
+    }
+
+    #[test]
+    fn v27_pos_follows_first_paragraph_of_its_section() {
+        let secs = [
+            Section {
+                text: "a.b",
+                pos: Some(TAG),
+            },
+            Section {
+                text: "c",
+                pos: Some(TAG),
+            },
+            Section {
+                text: "d",
+                pos: Some("§"),
+            },
+            Section {
+                text: "e",
+                pos: None,
+            },
+            Section {
+                text: "f",
+                pos: Some(""),
+            },
+            // already contained in the text so far: not appended again
+            Section {
+                text: "g§",
+                pos: Some("§"),
+            },
+        ];
+        let o = opts(Compat::V27, 128.0, ".", 0.0);
+        // no "< 8 tokens" rule in v0.27: the tiny paragraphs keep their pos
+        assert_eq!(run_t(&secs, &o), [format!("\na{TAG}\nb\nc\nd§\ne\nf\ng§")]);
+    }
+
+    #[test]
+    fn v27_over_cap_overflows_by_one_paragraph() {
+        let o = opts(Compat::V27, 6.0, ".", 0.0);
+        // paragraphs: "\naa"=3 "\nbb"=3 "\ncc"=3 "\ndddddd"=7 (> cap: alone) "\ne"=2
+        assert_eq!(
+            m(&["aa.bb.cc.dddddd.e"], &o),
+            ["\naa\nbb\ncc", "\ndddddd", "\ne"]
+        );
+    }
+
+    #[test]
+    fn v27_under_cap_never_overflows() {
+        let o = MergeOptions {
+            strategy: Strategy::UnderCap,
+            ..opts(Compat::V27, 6.0, ".", 0.0)
+        };
+        assert_eq!(
+            m(&["aa.bb.cc.dddddd.e"], &o),
+            ["\naa\nbb", "\ncc", "\ndddddd", "\ne"]
+        );
+        // the overlap does not change UNDER_CAP grouping
+        let p = MergeOptions {
+            overlapped_percent: 50.0,
+            ..o
+        };
+        assert_eq!(m(&["aa.bb.cc.dddddd.e"], &p).len(), 4);
+    }
+
+    #[test]
+    fn v27_overlap_scales_the_over_cap_threshold() {
+        // threshold 6 * 50 / 100 = 3: "aa"+"bb" = 6 > 3 closes the group; the prefix is the
+        // last 3 of the 6 code points of "\naa\nbb"
+        let o = opts(Compat::V27, 6.0, ".", 50.0);
+        assert_eq!(m(&["aa.bb.cc"], &o), ["\naa\nbb", "\nbb\ncc"]);
+    }
+
+    #[test]
+    fn v27_overlap_counts_code_points() {
+        let o = opts(Compat::V27, 1.0, "。", 50.0);
+        // "\n日本語です" has 6 code points (16 bytes): the cut is at code point 3
+        assert_eq!(
+            m(&["日本語です。テスト"], &o),
+            ["\n日本語です", "語です\nテスト"]
+        );
+        // a combining mark is its own code point
+        let o = opts(Compat::V27, 1.0, "|", 50.0);
+        assert_eq!(m(&["e\u{301}e|x"], &o), ["\ne\u{301}e", "\u{301}e\nx"]);
+    }
+
+    #[test]
+    fn v27_overlap_is_cut_from_the_previous_output_chunk() {
+        let o = opts(Compat::V27, 1.0, "\n", 50.0);
+        // chunk 1 = prefix "aaa" + "\nbbbb" (8 code points); chunk 2 cuts from that
+        assert_eq!(
+            m(&["aaaa", "bbbb", "cccc"], &o),
+            ["\naaaa", "aaa\nbbbb", "bbbb\ncccc"]
+        );
+        // tags are stripped before cutting, so the prefix never holds one
+        let secs = [
+            Section {
+                text: "ab",
+                pos: Some(TAG),
+            },
+            Section::text("cd"),
+        ];
+        assert_eq!(run_t(&secs, &o), [format!("\nab{TAG}"), "ab\ncd".into()]);
+    }
+
+    #[test]
+    fn v27_overlap_percent_edges() {
+        let full = opts(Compat::V27, 1.0, "\n", 100.0);
+        assert_eq!(m(&["ab", "c"], &full), ["\nab", "\nab\nc"]);
+        // p > 100: negative start, Python slices from the end: int(3 * -50 / 100) = -1
+        let over = opts(Compat::V27, 1.0, "\n", 150.0);
+        assert_eq!(m(&["ab", "c"], &over), ["\nab", "b\nc"]);
+        // p <= 0: no overlap at all
+        let neg = opts(Compat::V27, 1.0, "\n", -20.0);
+        assert_eq!(m(&["ab", "c"], &neg), ["\nab", "\nc"]);
+        // a fractional percentage is float arithmetic: int(3 * 87.5 / 100) = 2
+        let frac = opts(Compat::V27, 1.0, "\n", 12.5);
+        assert_eq!(m(&["ab", "c"], &frac), ["\nab", "b\nc"]);
+    }
+
+    #[test]
+    fn v27_pos_check_ignores_the_overlap_prefix() {
+        // RAGFlow rebuilds the chunk (and decides about pos) before adding the prefix, so a
+        // prefix that happens to contain the pos does not stop it being appended.
+        let secs = [
+            Section::text("x§"),
+            Section {
+                text: "y",
+                pos: Some("§"),
+            },
+        ];
+        let o = opts(Compat::V27, 1.0, "\n", 50.0);
+        assert_eq!(run_t(&secs, &o), ["\nx§", "x§\ny§"]);
+    }
+
+    #[test]
+    fn v27_custom_mode() {
+        // every parsed delimiter splits, bare ones included; empty segments are skipped;
+        // chunk_token_num and overlap are ignored
+        let o = opts(Compat::V27, 1000.0, "`##`.", 50.0);
+        assert_eq!(m(&["a##b..c##"], &o), ["\na", "\nb", "\nc"]);
+        // pos only when the segment chunk has at least 8 tokens
+        let secs = [Section {
+            text: "short##abcdefghij##abcdefg§",
+            pos: Some("§"),
+        }];
+        let o = opts(Compat::V27, 128.0, "`##`", 0.0);
+        assert_eq!(run_t(&secs, &o), ["\nshort", "\nabcdefghij§", "\nabcdefg§"]);
+        // "``" is not a token: no custom mode, its backtick is a bare delimiter
+        let o = opts(Compat::V27, 128.0, "``", 0.0);
+        assert_eq!(m(&["a`b"], &o), ["\na\nb"]);
+    }
+
+    #[test]
+    fn v27_sources() {
+        let secs = texts(&["a\nb", "c", "", "dddddddddd"]);
+        let o = opts(Compat::V27, 5.0, "\n", 0.0);
+        let got = naive_merge(&secs, &o, &chars).unwrap();
+        let src: Vec<_> = got.iter().map(|c| c.sources.clone()).collect();
+        assert_eq!(src, [vec![0, 0, 1], vec![3]]);
+        let custom = opts(Compat::V27, 5.0, "`\n`", 0.0);
+        let got = naive_merge(&secs, &custom, &chars).unwrap();
+        let src: Vec<_> = got.iter().map(|c| c.sources.clone()).collect();
+        assert_eq!(src, [vec![0], vec![0], vec![1], vec![3]]);
+    }
+
+    // --- add_chunk families -----------------------------------------------------------------
+
+    #[test]
+    fn legacy_leading_empty_chunk() {
+        for compat in [Compat::V22, Compat::V23, Compat::V26] {
+            let o = opts(compat, 128.0, "\n。；！？", 0.0);
+            assert_eq!(m(&["a"], &o), ["", "\na"]);
+            assert!(m(&[], &o).is_empty());
+            let got = naive_merge(&texts(&["a", "b"]), &o, &chars).unwrap();
+            assert_eq!(got[0].sources, Vec::<usize>::new());
+            assert_eq!(got[1].sources, [0, 1]);
+        }
+    }
+
+    #[test]
+    fn legacy_split_rules() {
+        // v0.23: never split at ordinary delimiters
+        assert_eq!(
+            m(&["a。b"], &opts(Compat::V23, 1.0, "。", 0.0)),
+            ["", "\na。b"]
+        );
+        // v0.22 / v0.26: split only when tokens(section) >= chunk_token_num
+        for compat in [Compat::V22, Compat::V26] {
+            assert_eq!(m(&["a。b"], &opts(compat, 3.0, "。", 0.0)), ["", "\na\nb"]);
+            assert_eq!(m(&["a。b"], &opts(compat, 4.0, "。", 0.0)), ["", "\na。b"]);
+        }
+        // v0.22 keeps empty pieces (as "\n"), v0.26 skips them
+        assert_eq!(
+            m(&["a。。b"], &opts(Compat::V22, 1.0, "。", 0.0)),
+            ["", "\na", "\n\nb"]
+        );
+        assert_eq!(
+            m(&["a。。b"], &opts(Compat::V26, 1.0, "。", 0.0)),
+            ["", "\na", "\nb"]
+        );
+    }
+
+    #[test]
+    fn v22_empty_delimiter_splits_every_char() {
+        // RAGFlow v0.22 quirk: pattern "()" splits between characters, and "^$" also drops
+        // the "\n" characters
+        assert_eq!(
+            m(&["ab\nc"], &opts(Compat::V22, 1.0, "", 0.0)),
+            ["", "\na", "\nb", "\nc"]
+        );
+        // below the threshold: not split
+        assert_eq!(m(&["ab"], &opts(Compat::V22, 9.0, "", 0.0)), ["", "\nab"]);
+        // v0.26 never splits with an empty delimiter
+        assert_eq!(
+            m(&["ab\nc"], &opts(Compat::V26, 1.0, "", 0.0)),
+            ["", "\nab\nc"]
+        );
+    }
+
+    #[test]
+    fn legacy_no_newline_normalisation() {
+        assert_eq!(
+            m(&["ab\r\ncd"], &opts(Compat::V26, 1.0, "\n", 0.0)),
+            ["", "\nab\r", "\ncd"]
+        );
+    }
+
+    #[test]
+    fn v22_backticks_are_plain_delimiters() {
+        assert_eq!(
+            m(&["a##b"], &opts(Compat::V22, 1.0, "`##`", 0.0)),
+            ["", "\na", "\nb"]
+        );
+    }
+
+    #[test]
+    fn legacy_custom_mode() {
+        for compat in [Compat::V23, Compat::V26] {
+            // empty segments kept as "\n" chunks, no leading "", size ignored
+            assert_eq!(
+                m(&["a####b"], &opts(compat, 1000.0, "`##`", 50.0)),
+                ["\na", "\n", "\nb"]
+            );
+            // bare characters are ignored
+            assert_eq!(
+                m(&["a\nb##c"], &opts(compat, 1000.0, "\n`##`", 0.0)),
+                ["\na\nb", "\nc"]
+            );
+            let secs = [Section {
+                text: "short##abcdefghij",
+                pos: Some(TAG),
+            }];
+            assert_eq!(
+                run_t(&secs, &opts(compat, 1.0, "`##`", 0.0)),
+                ["\nshort".to_string(), format!("\nabcdefghij{TAG}")]
+            );
+        }
+    }
+
+    #[test]
+    fn legacy_pos_rules() {
+        let o = opts(Compat::V23, 100.0, "", 0.0);
+        // dropped under 8 tokens
+        let secs = [Section {
+            text: "ab",
+            pos: Some(TAG),
+        }];
+        assert_eq!(run_t(&secs, &o), ["", "\nab"]);
+        let secs = [Section {
+            text: "abcdefghij",
+            pos: Some(TAG),
+        }];
+        assert_eq!(
+            run_t(&secs, &o),
+            ["".to_string(), format!("\nabcdefghij{TAG}")]
+        );
+        // on a merge the pos is checked against the chunk only: a piece that carries its own
+        // tag gets it twice (RAGFlow quirk)
+        let secs = [
+            Section::text("abcdefghij"),
+            Section {
+                text: "klm§nopqrs",
+                pos: Some("§"),
+            },
+        ];
+        assert_eq!(run_t(&secs, &o), ["", "\nabcdefghij\nklm§nopqrs§"]);
+        // already in the chunk: not appended again
+        let secs = [
+            Section {
+                text: "abcdefghij",
+                pos: Some("§"),
+            },
+            Section {
+                text: "klmnopqrst",
+                pos: Some("§"),
+            },
+        ];
+        assert_eq!(run_t(&secs, &o), ["", "\nabcdefghij§\nklmnopqrst"]);
+    }
+
+    #[test]
+    fn legacy_overlap_and_v26_recount() {
+        // threshold 10 * 50 / 100 = 5; "\n" + 12 a's = 13 tokens, prefix = last 7 code points
+        let secs = ["aaaaaaaaaaaa", "b", "c"];
+        // v0.23 keeps tokens("\nb") = 2 for the new chunk, so "\nc" merges
+        assert_eq!(
+            m(&secs, &opts(Compat::V23, 10.0, "", 50.0)),
+            ["", "\naaaaaaaaaaaa", "aaaaaaa\nb\nc"]
+        );
+        // v0.26 recounts "aaaaaaa\nb" = 9 > 5, so "\nc" opens another chunk
+        assert_eq!(
+            m(&secs, &opts(Compat::V26, 10.0, "", 50.0)),
+            ["", "\naaaaaaaaaaaa", "aaaaaaa\nb", "aaa\nb\nc"]
+        );
+    }
+
+    #[test]
+    fn counter_errors_propagate() {
+        struct Failing;
+        impl TokenCounter for Failing {
+            type Error = &'static str;
+            fn count(&self, _: &str) -> Result<usize, &'static str> {
+                Err("boom")
+            }
+        }
+        for compat in [Compat::V22, Compat::V23, Compat::V26, Compat::V27] {
+            let o = opts(compat, 128.0, "\n", 0.0);
+            assert_eq!(naive_merge(&texts(&["a"]), &o, &Failing), Err("boom"));
+        }
+    }
 }
