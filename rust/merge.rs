@@ -139,6 +139,17 @@ pub struct Chunk {
 /// `sections` empty gives no chunks in every family. The counter is called on `"\n" + piece`
 /// strings (and, depending on the family, on whole sections, on `prefix + "\n" + piece`, or on
 /// custom-mode segments); its first error is returned.
+///
+/// # Mapping RAGFlow's Python arguments
+///
+/// * `sections` as one `str` is `[str]`, **except `""`**: RAGFlow tests `if not sections`
+///   before wrapping, so `naive_merge("")` is `[]` in every family (not `["", "\n"]` or
+///   `["\n"]`). Pass an empty slice for it.
+/// * A `str` element is `Section { text, pos: None }`; a `(text, pos)` pair keeps its `pos`
+///   (`None` and `""` behave the same everywhere).
+/// * `naive_merge_with_images`: a `None` text, or a pair whose text is `None`, is text `""`;
+///   empty `texts` or `len(texts) != len(images)` is `([], [])` without calling this. The
+///   images are then folded per [`Chunk::sources`] (see the module docs).
 pub fn naive_merge<C: TokenCounter>(
     sections: &[Section<'_>],
     opts: &MergeOptions<'_>,
