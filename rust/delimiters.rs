@@ -190,14 +190,17 @@ enum Matcher {
     /// No delimiters: the text is never split.
     Nothing,
     /// Every delimiter is one character and their UTF-8 lead bytes are at most three distinct
-    /// values: `memchr`/`memchr2`/`memchr3` over the lead bytes, then a check of the character found. A lead byte
-    /// is never a UTF-8 continuation byte, so every hit is a character boundary. With single
-    /// characters, "leftmost" is the whole story: two different characters never both match
-    /// at one position.
+    /// values: `memchr`/`memchr2`/`memchr3` over the lead bytes, then a check of the character
+    /// found. A lead byte is never a UTF-8 continuation byte, so every hit is a character
+    /// boundary. With single characters, "leftmost" is the whole story: two different
+    /// characters never both match at one position.
     Chars { lead: Vec<u8>, chars: Vec<char> },
     /// The general case: an alternation of literals, leftmost position first, then the first
     /// pattern in priority order (aho-corasick `LeftmostFirst` = Python's regex alternation).
     Automaton(AhoCorasick),
+    /// Only if the automaton cannot be built (a delimiter field far beyond aho-corasick's
+    /// size limits): try each delimiter in order at each character. Same matches, no panic.
+    Ordered(Vec<String>),
 }
 
 /// A compiled delimiter set that splits text like Python's
@@ -227,13 +230,14 @@ impl DelimiterSplitter {
         if let Some(m) = Self::char_matcher(&delims) {
             return DelimiterSplitter { matcher: m };
         }
-        let ac = AhoCorasickBuilder::new()
+        let matcher = match AhoCorasickBuilder::new()
             .match_kind(MatchKind::LeftmostFirst)
             .build(&delims)
-            .expect("a few literal patterns always compile");
-        DelimiterSplitter {
-            matcher: Matcher::Automaton(ac),
-        }
+        {
+            Ok(ac) => Matcher::Automaton(ac),
+            Err(_) => Matcher::Ordered(delims.iter().map(|d| d.to_string()).collect()),
+        };
+        DelimiterSplitter { matcher }
     }
 
     fn char_matcher(delims: &[&str]) -> Option<Matcher> {
@@ -279,6 +283,11 @@ impl DelimiterSplitter {
             // One FindIter for the whole text: calling `find` per match re-enters the search
             // setup each time and measured up to 1.6x slower on short pieces.
             Matcher::Automaton(ac) => Matches::Automaton(ac.find_iter(text)),
+            Matcher::Ordered(delims) => Matches::Ordered {
+                text,
+                delims,
+                from: 0,
+            },
         };
         Split {
             text,
@@ -299,6 +308,11 @@ enum Matches<'s, 't> {
         hits: LeadHits<'t>,
     },
     Automaton(aho_corasick::FindIter<'s, 't>),
+    Ordered {
+        text: &'t str,
+        delims: &'s [String],
+        from: usize,
+    },
 }
 
 impl Iterator for Matches<'_, '_> {
@@ -318,8 +332,25 @@ impl Iterator for Matches<'_, '_> {
                 None
             }
             Matches::Automaton(it) => it.next().map(|m| (m.start(), m.end())),
+            Matches::Ordered { text, delims, from } => {
+                let (at, len) = ordered_find(text, delims, *from)?;
+                *from = at + len;
+                Some((at, at + len))
+            }
         }
     }
+}
+
+/// Leftmost occurrence at or after byte `from`, the first delimiter in order winning at a
+/// position: the definition the automaton implements, spelled out.
+fn ordered_find(text: &str, delims: &[String], from: usize) -> Option<(usize, usize)> {
+    text[from..].char_indices().find_map(|(i, _)| {
+        let at = from + i;
+        delims
+            .iter()
+            .find(|d| text[at..].starts_with(d.as_str()))
+            .map(|d| (at, d.len()))
+    })
 }
 
 /// Positions of any of up to three lead bytes, with the narrowest memchr variant (padding one
@@ -578,6 +609,21 @@ mod tests {
         let b: Vec<_> = ac.split(text).collect();
         assert_eq!(a, b);
         assert_eq!(a.len(), 15); // 7 delimiters
+    }
+
+    #[test]
+    fn ordered_fallback_agrees_with_automaton() {
+        let delims = s(&["abc", "ab", "b", "🚀", "\n"]);
+        let ac = DelimiterSplitter::new(&delims);
+        assert!(matches!(ac.matcher, Matcher::Automaton(_)));
+        let ordered = DelimiterSplitter {
+            matcher: Matcher::Ordered(delims.clone()),
+        };
+        for text in ["", "abcab b🚀\nxab", "aabcc🚀🚀", "é\n\nabbc"] {
+            let a: Vec<_> = ac.split(text).collect();
+            let b: Vec<_> = ordered.split(text).collect();
+            assert_eq!(a, b, "{text:?}");
+        }
     }
 
     #[test]
