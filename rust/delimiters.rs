@@ -1,1 +1,659 @@
-//! (under construction)
+//! RAGFlow's delimiter field: parsing it into delimiter strings and splitting text on them.
+//!
+//! The `delimiter` argument of RAGFlow's `naive_merge` is one string that mixes two kinds of
+//! delimiter: every character stands for itself, and a run of characters wrapped in backticks
+//! (`` `##` ``) is one multi-character delimiter. How that field is read changed across releases:
+//!
+//! * v0.27 ([`parse_delimiter_field`]): CR/CRLF normalised to LF, backtick tokens and bare
+//!   characters deduplicated in first-seen order, then stably sorted longest first.
+//! * v0.20–v0.26 ([`legacy_delimiters`], RAGFlow's `get_delimiters`): the same two kinds, but in a
+//!   different order, with duplicates kept and no newline normalisation.
+//! * v0.23–v0.26 custom mode ([`custom_delimiters`]): only the backtick tokens, deduplicated.
+//!
+//! All of them end up as a regex alternation of `re.escape`d literals that RAGFlow feeds to
+//! `re.split("(" + pattern + ")", text)`. [`DelimiterSplitter`] reproduces that split without a
+//! regex engine: an alternation of literals tried in order at the leftmost position is exactly
+//! aho-corasick's `LeftmostFirst` match kind.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+/// One backtick-wrapped token found by RAGFlow's regex `` `([^`]+)` `` (Python `re.finditer`
+/// semantics: leftmost, non-overlapping, scanning resumes after each match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BacktickToken<'a> {
+    /// Byte offset of the opening backtick.
+    start: usize,
+    /// Byte offset just past the closing backtick.
+    end: usize,
+    /// The text between the backticks (never empty).
+    token: &'a str,
+}
+
+/// Iterates the matches of `` `([^`]+)` `` in `field`, like Python's `re.finditer`.
+///
+/// A backtick followed directly by another backtick cannot open a token (`[^`]+` needs at
+/// least one character), so the scan moves on and the second backtick gets its chance to open
+/// one. That is why `"``"` holds no token, and `"```a`"` holds the token `a`.
+fn backtick_tokens(field: &str) -> impl Iterator<Item = BacktickToken<'_>> + '_ {
+    let bytes = field.as_bytes();
+    let mut from = 0usize;
+    std::iter::from_fn(move || loop {
+        let open = from + memchr::memchr(b'`', &bytes[from..])?;
+        let close = open + 1 + memchr::memchr(b'`', &bytes[open + 1..])?;
+        if close == open + 1 {
+            // "``": empty content, try again from the second backtick.
+            from = close;
+            continue;
+        }
+        from = close + 1;
+        return Some(BacktickToken {
+            start: open,
+            end: close + 1,
+            token: &field[open + 1..close],
+        });
+    })
+}
+
+/// Whether `field` holds at least one backtick-wrapped token (`` `x` ``).
+///
+/// RAGFlow reads that as "custom mode": every segment between delimiters is its own chunk and
+/// `chunk_token_num` / `overlapped_percent` are ignored. `"``"` is not a token.
+/// (v0.27 `rag/nlp/delim.py::has_wrapped_delimiter`; v0.23–v0.26 test
+/// `bool(re.findall(...))` on the same regex, which is the same thing.)
+pub fn has_wrapped_delimiter(field: &str) -> bool {
+    backtick_tokens(field).next().is_some()
+}
+
+/// Parses a delimiter field the way RAGFlow v0.27 does (`rag/nlp/delim.py::parse_delimiter_field`).
+///
+/// 1. `"\r\n"`, then any lone `"\r"`, become `"\n"` (in the field only; v0.27 normalises section
+///    text separately, see `merge`).
+/// 2. Each `` `token` `` is one delimiter; every other character, whitespace included, is its
+///    own one-character delimiter. `"``"` is no token, so its backticks are bare delimiters.
+/// 3. The list is deduplicated in first-seen order, then stably sorted longest first (length
+///    in code points, as Python's `len`), so `##` is tried before `#`.
+///
+/// Matching is literal and case-sensitive; regex metacharacters are plain text.
+pub fn parse_delimiter_field(field: &str) -> Vec<String> {
+    if field.is_empty() {
+        return Vec::new();
+    }
+    let normalized = normalize_newlines(field);
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |d: &str| {
+        if !d.is_empty() && !out.iter().any(|x| x == d) {
+            out.push(d.to_owned());
+        }
+    };
+    let mut cursor = 0usize;
+    for tok in backtick_tokens(&normalized) {
+        for (i, ch) in normalized[cursor..tok.start].char_indices() {
+            push(&normalized[cursor + i..cursor + i + ch.len_utf8()]);
+        }
+        push(tok.token);
+        cursor = tok.end;
+    }
+    for (i, ch) in normalized[cursor..].char_indices() {
+        push(&normalized[cursor + i..cursor + i + ch.len_utf8()]);
+    }
+    sort_longest_first(&mut out);
+    out
+}
+
+/// RAGFlow's `get_delimiters` (v0.20–v0.26): the delimiter list behind the pattern of the
+/// `add_chunk` families' default path.
+///
+/// RAGFlow v0.22/v0.26 quirks kept here, because the v0.22 "is this piece a delimiter?" test
+/// depends on the exact list:
+/// * each backtick token is listed *before* the bare characters that precede it;
+/// * duplicates are kept;
+/// * no CR/CRLF normalisation;
+/// * then a stable sort longest first (code points).
+pub fn legacy_delimiters(field: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cursor = 0usize;
+    for tok in backtick_tokens(field) {
+        out.push(tok.token.to_owned());
+        out.extend(field[cursor..tok.start].chars().map(String::from));
+        cursor = tok.end;
+    }
+    out.extend(field[cursor..].chars().map(String::from));
+    sort_longest_first(&mut out);
+    out
+}
+
+/// The delimiters of the v0.23–v0.26 custom mode: only the backtick tokens (bare characters
+/// are ignored), deduplicated, longest first, no newline normalisation.
+///
+/// RAGFlow builds this list from a Python `set`, so equal-length tokens come out in hash
+/// order; that cannot change a split, because two different strings of the same length never
+/// both match at one position.
+pub fn custom_delimiters(field: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tok in backtick_tokens(field) {
+        if !out.iter().any(|x| x == tok.token) {
+            out.push(tok.token.to_owned());
+        }
+    }
+    sort_longest_first(&mut out);
+    out
+}
+
+/// `s.replace("\r\n", "\n").replace("\r", "\n")`, borrowing when there is no `\r`.
+pub fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
+    if memchr::memchr(b'\r', s.as_bytes()).is_none() {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = memchr::memchr(b'\r', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        out.push('\n');
+        rest = &rest[i + 1..];
+        if let Some(r) = rest.strip_prefix('\n') {
+            rest = r;
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Python `sorted(xs, key=len, reverse=True)`: stable, longest (in code points) first.
+///
+/// (`reverse=True` keeps equal elements in their original order, like a stable sort on the
+/// negated key.)
+fn sort_longest_first(v: &mut [String]) {
+    v.sort_by_key(|d| std::cmp::Reverse(d.chars().count()));
+}
+
+/// One element of a split: a stretch of text between delimiters, or a delimiter occurrence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'t> {
+    /// Text between two delimiter occurrences (may be empty).
+    Text(&'t str),
+    /// The delimiter occurrence itself, as it appears in the text.
+    Delimiter(&'t str),
+}
+
+impl<'t> Piece<'t> {
+    /// The piece's text, whichever kind it is.
+    pub fn as_str(&self) -> &'t str {
+        match *self {
+            Piece::Text(s) | Piece::Delimiter(s) => s,
+        }
+    }
+}
+
+/// How a [`DelimiterSplitter`] finds delimiter occurrences.
+#[derive(Debug, Clone)]
+enum Matcher {
+    /// No delimiters: the text is never split.
+    Nothing,
+    /// Every delimiter is one character and their UTF-8 lead bytes are at most three distinct
+    /// values: `memchr`/`memchr2`/`memchr3` over the lead bytes, then a check of the character
+    /// found. A lead byte is never a UTF-8 continuation byte, so every hit is a character
+    /// boundary. With single characters, "leftmost" is the whole story: two different
+    /// characters never both match at one position.
+    Chars { lead: Vec<u8>, chars: Vec<char> },
+    /// The general case: an alternation of literals, leftmost position first, then the first
+    /// pattern in priority order (aho-corasick `LeftmostFirst` = Python's regex alternation).
+    Automaton(AhoCorasick),
+    /// Only if the automaton cannot be built (a delimiter field far beyond aho-corasick's
+    /// size limits): try each delimiter in order at each character. Same matches, no panic.
+    Ordered(Vec<String>),
+}
+
+/// A compiled delimiter set that splits text like Python's
+/// `re.split("(" + "|".join(map(re.escape, delims)) + ")", text)`.
+///
+/// Compile once per call and reuse it for every section.
+#[derive(Debug, Clone)]
+pub struct DelimiterSplitter {
+    matcher: Matcher,
+}
+
+impl DelimiterSplitter {
+    /// Compiles `delims`, which are tried in the given order at each position (RAGFlow passes
+    /// them longest first). Empty strings are ignored, as RAGFlow's pattern builders drop them;
+    /// duplicates are harmless.
+    pub fn new(delims: &[String]) -> Self {
+        let delims: Vec<&str> = delims
+            .iter()
+            .map(String::as_str)
+            .filter(|d| !d.is_empty())
+            .collect();
+        if delims.is_empty() {
+            return DelimiterSplitter {
+                matcher: Matcher::Nothing,
+            };
+        }
+        if let Some(m) = Self::char_matcher(&delims) {
+            return DelimiterSplitter { matcher: m };
+        }
+        let matcher = match AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostFirst)
+            .build(&delims)
+        {
+            Ok(ac) => Matcher::Automaton(ac),
+            Err(_) => Matcher::Ordered(delims.iter().map(|d| d.to_string()).collect()),
+        };
+        DelimiterSplitter { matcher }
+    }
+
+    fn char_matcher(delims: &[&str]) -> Option<Matcher> {
+        let mut chars = Vec::new();
+        let mut lead: Vec<u8> = Vec::new();
+        for d in delims {
+            let mut it = d.chars();
+            let c = it.next()?;
+            if it.next().is_some() {
+                return None;
+            }
+            if !chars.contains(&c) {
+                chars.push(c);
+            }
+            let b = d.as_bytes()[0];
+            if !lead.contains(&b) {
+                lead.push(b);
+            }
+        }
+        if lead.len() > 3 {
+            return None;
+        }
+        Some(Matcher::Chars { lead, chars })
+    }
+
+    /// Whether this splitter has no delimiter at all (then [`split`](Self::split) yields the
+    /// whole text as one [`Piece::Text`]).
+    pub fn is_empty(&self) -> bool {
+        matches!(self.matcher, Matcher::Nothing)
+    }
+
+    /// Splits `text`: `Text, Delimiter, Text, ..., Text`, always starting and ending with a
+    /// (possibly empty) [`Piece::Text`], exactly the list Python's `re.split` with one capture
+    /// group returns.
+    pub fn split<'s, 't>(&'s self, text: &'t str) -> Split<'s, 't> {
+        let matches = match &self.matcher {
+            Matcher::Nothing => Matches::Nothing,
+            Matcher::Chars { lead, chars } => Matches::Chars {
+                text,
+                chars,
+                hits: LeadHits::new(lead, text.as_bytes()),
+            },
+            // One FindIter for the whole text: calling `find` per match re-enters the search
+            // setup each time and measured up to 1.6x slower on short pieces.
+            Matcher::Automaton(ac) => Matches::Automaton(ac.find_iter(text)),
+            Matcher::Ordered(delims) => Matches::Ordered {
+                text,
+                delims,
+                from: 0,
+            },
+        };
+        Split {
+            text,
+            matches,
+            pos: 0,
+            pending: None,
+            done: false,
+        }
+    }
+}
+
+/// The delimiter occurrences of one text, leftmost first, non-overlapping.
+enum Matches<'s, 't> {
+    Nothing,
+    Chars {
+        text: &'t str,
+        chars: &'s [char],
+        hits: LeadHits<'t>,
+    },
+    Automaton(aho_corasick::FindIter<'s, 't>),
+    Ordered {
+        text: &'t str,
+        delims: &'s [String],
+        from: usize,
+    },
+}
+
+impl Iterator for Matches<'_, '_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        match self {
+            Matches::Nothing => None,
+            Matches::Chars { text, chars, hits } => {
+                for at in hits.by_ref() {
+                    // `at` is a char boundary: lead bytes are never continuation bytes.
+                    let c = text[at..].chars().next()?;
+                    if chars.contains(&c) {
+                        return Some((at, at + c.len_utf8()));
+                    }
+                }
+                None
+            }
+            Matches::Automaton(it) => it.next().map(|m| (m.start(), m.end())),
+            Matches::Ordered { text, delims, from } => {
+                let (at, len) = ordered_find(text, delims, *from)?;
+                *from = at + len;
+                Some((at, at + len))
+            }
+        }
+    }
+}
+
+/// Leftmost occurrence at or after byte `from`, the first delimiter in order winning at a
+/// position: the definition the automaton implements, spelled out.
+fn ordered_find(text: &str, delims: &[String], from: usize) -> Option<(usize, usize)> {
+    text[from..].char_indices().find_map(|(i, _)| {
+        let at = from + i;
+        delims
+            .iter()
+            .find(|d| text[at..].starts_with(d.as_str()))
+            .map(|d| (at, d.len()))
+    })
+}
+
+/// Positions of any of up to three lead bytes, with the narrowest memchr variant (padding one
+/// byte out to `memchr3` measured at half the speed of `memchr`).
+enum LeadHits<'t> {
+    One(memchr::Memchr<'t>),
+    Two(memchr::Memchr2<'t>),
+    Three(memchr::Memchr3<'t>),
+}
+
+impl<'t> LeadHits<'t> {
+    fn new(lead: &[u8], hay: &'t [u8]) -> Self {
+        match *lead {
+            [a] => LeadHits::One(memchr::memchr_iter(a, hay)),
+            [a, b] => LeadHits::Two(memchr::memchr2_iter(a, b, hay)),
+            [a, b, c, ..] => LeadHits::Three(memchr::memchr3_iter(a, b, c, hay)),
+            [] => unreachable!("a Chars matcher has at least one delimiter"),
+        }
+    }
+}
+
+impl Iterator for LeadHits<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            LeadHits::One(it) => it.next(),
+            LeadHits::Two(it) => it.next(),
+            LeadHits::Three(it) => it.next(),
+        }
+    }
+}
+
+/// Iterator returned by [`DelimiterSplitter::split`].
+pub struct Split<'s, 't> {
+    text: &'t str,
+    matches: Matches<'s, 't>,
+    pos: usize,
+    pending: Option<&'t str>,
+    done: bool,
+}
+
+impl<'t> Iterator for Split<'_, 't> {
+    type Item = Piece<'t>;
+
+    fn next(&mut self) -> Option<Piece<'t>> {
+        if let Some(d) = self.pending.take() {
+            return Some(Piece::Delimiter(d));
+        }
+        if self.done {
+            return None;
+        }
+        match self.matches.next() {
+            Some((s, e)) => {
+                let piece = &self.text[self.pos..s];
+                self.pending = Some(&self.text[s..e]);
+                self.pos = e;
+                Some(Piece::Text(piece))
+            }
+            None => {
+                self.done = true;
+                Some(Piece::Text(&self.text[self.pos..]))
+            }
+        }
+    }
+}
+
+/// RAGFlow v0.22 quirk: with `delimiter=""` its pattern is empty, and
+/// `re.split("()", text)` splits at the empty match before and after every character:
+/// `"ab"` gives `["", "", "a", "", "b", "", ""]`. Same shape as [`DelimiterSplitter::split`]:
+/// text pieces (`""`, then each character, then `""`) alternate with empty delimiters.
+pub fn split_every_char(text: &str) -> impl Iterator<Item = Piece<'_>> + '_ {
+    let chars = text
+        .char_indices()
+        .map(move |(i, c)| Piece::Text(&text[i..i + c.len_utf8()]));
+    std::iter::once(Piece::Text(&text[..0]))
+        .chain(chars)
+        .chain(std::iter::once(Piece::Text(&text[text.len()..])))
+        .enumerate()
+        .flat_map(|(i, p)| {
+            let sep = if i == 0 {
+                None
+            } else {
+                Some(Piece::Delimiter(""))
+            };
+            sep.into_iter().chain(std::iter::once(p))
+        })
+}
+
+/// RAGFlow v0.22 quirk: a piece of `re.split` is dropped when
+/// `re.match("^" + pattern + "$", piece)` matches, where `pattern` is
+/// `"|".join(re.escape(d) for d in delims)`. The anchors bind only to the first and the last
+/// alternatives, so the test really is:
+///
+/// * the piece starts with any delimiter but the last (the first one through `^d1`, the middle
+///   ones because `re.match` anchors at the start anyway), or
+/// * the piece is the last delimiter, optionally followed by one `"\n"` (Python's `$` also
+///   matches just before a final newline);
+/// * with no delimiter at all the pattern is `^$`, which matches `""` and `"\n"`.
+///
+/// Delimiter pieces are therefore dropped, empty text pieces are kept (they become `"\n"`
+/// pieces), and in the empty-pattern split every `"\n"` character is dropped too.
+pub fn v22_is_skipped(piece: &str, legacy_delims: &[String]) -> bool {
+    let is_last = |last: &str| piece == last || piece.strip_suffix('\n') == Some(last);
+    match legacy_delims.split_last() {
+        None => is_last(""),
+        Some((last, rest)) => rest.iter().any(|d| piece.starts_with(d.as_str())) || is_last(last),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    fn split_all(delims: &[&str], text: &str) -> Vec<Piece<'static>> {
+        let sp = DelimiterSplitter::new(&s(delims));
+        sp.split(text)
+            .map(|p| match p {
+                Piece::Text(t) => Piece::Text(Box::leak(t.to_string().into_boxed_str())),
+                Piece::Delimiter(t) => Piece::Delimiter(Box::leak(t.to_string().into_boxed_str())),
+            })
+            .collect()
+    }
+
+    fn texts(pieces: &[Piece<'_>]) -> Vec<String> {
+        pieces.iter().map(|p| p.as_str().to_string()).collect()
+    }
+
+    #[test]
+    fn parse_default_field() {
+        assert_eq!(
+            parse_delimiter_field("\n。；！？"),
+            s(&["\n", "。", "；", "！", "？"])
+        );
+        assert!(parse_delimiter_field("").is_empty());
+    }
+
+    #[test]
+    fn parse_backticks_dedupe_longest_first() {
+        assert_eq!(parse_delimiter_field("`##`#`###`"), s(&["###", "##", "#"]));
+        // first-seen order among equal lengths, dedupe across kinds
+        assert_eq!(parse_delimiter_field("ba`a`b`cd`"), s(&["cd", "b", "a"]));
+        assert_eq!(parse_delimiter_field("`ab``abc`"), s(&["abc", "ab"]));
+    }
+
+    #[test]
+    fn parse_crlf_in_field() {
+        assert_eq!(parse_delimiter_field("\r\n"), s(&["\n"]));
+        assert_eq!(parse_delimiter_field("`\r\n`\r"), s(&["\n"]));
+        assert_eq!(parse_delimiter_field("`a\r\rb`"), s(&["a\n\nb"]));
+        assert_eq!(parse_delimiter_field("`\n`\r\n"), s(&["\n"]));
+    }
+
+    #[test]
+    fn parse_empty_backticks_are_bare() {
+        assert_eq!(parse_delimiter_field("``"), s(&["`"]));
+        assert!(!has_wrapped_delimiter("``"));
+        assert_eq!(parse_delimiter_field("```a`"), s(&["`", "a"]));
+        assert!(has_wrapped_delimiter("```a`"));
+        assert_eq!(parse_delimiter_field("`"), s(&["`"]));
+        assert!(!has_wrapped_delimiter("`"));
+        assert!(has_wrapped_delimiter("`?``!`"));
+        assert_eq!(parse_delimiter_field("`?``!`"), s(&["?", "!"]));
+    }
+
+    #[test]
+    fn parse_whitespace_and_multibyte() {
+        assert_eq!(parse_delimiter_field(" \t"), s(&[" ", "\t"]));
+        // code-point length: "🚀" (4 bytes) is one character, shorter than "ab"
+        assert_eq!(parse_delimiter_field("`🚀``ab`"), s(&["ab", "🚀"]));
+    }
+
+    #[test]
+    fn legacy_order_keeps_duplicates() {
+        // token listed before the bare chars that precede it
+        assert_eq!(legacy_delimiters("ab`xy`c"), s(&["xy", "a", "b", "c"]));
+        assert_eq!(legacy_delimiters("aa`a`"), s(&["a", "a", "a"]));
+        assert_eq!(legacy_delimiters("\r\n"), s(&["\r", "\n"]));
+        assert!(legacy_delimiters("").is_empty());
+    }
+
+    #[test]
+    fn custom_only_tokens() {
+        assert_eq!(custom_delimiters("\n`##`"), s(&["##"]));
+        assert_eq!(custom_delimiters("`#``##``#`"), s(&["##", "#"]));
+        assert!(custom_delimiters("abc").is_empty());
+    }
+
+    #[test]
+    fn normalize() {
+        assert_eq!(normalize_newlines("a\r\nb\rc\n\r\r\n"), "a\nb\nc\n\n\n");
+        assert!(matches!(
+            normalize_newlines("abc"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn split_shape_matches_re_split() {
+        let p = split_all(&["\n"], "a\nb\n");
+        assert_eq!(texts(&p), s(&["a", "\n", "b", "\n", ""]));
+        assert!(matches!(p[1], Piece::Delimiter(_)));
+        assert_eq!(texts(&split_all(&["\n"], "")), s(&[""]));
+        assert_eq!(texts(&split_all(&[], "abc")), s(&["abc"]));
+        assert_eq!(texts(&split_all(&["a"], "aa")), s(&["", "a", "", "a", ""]));
+    }
+
+    #[test]
+    fn split_longest_first_priority() {
+        assert_eq!(
+            texts(&split_all(&["##", "#"], "a###b")),
+            s(&["a", "##", "", "#", "b"])
+        );
+        // priority order, not length, decides (Python alternation)
+        assert_eq!(
+            texts(&split_all(&["#", "##"], "a##b")),
+            s(&["a", "#", "", "#", "b"])
+        );
+    }
+
+    #[test]
+    fn split_metacharacters_literal() {
+        assert_eq!(
+            texts(&split_all(&[".", "|", "*"], "a.b|c*d")),
+            s(&["a", ".", "b", "|", "c", "*", "d"])
+        );
+        assert_eq!(
+            texts(&split_all(&["\\d+"], "1\\d+2")),
+            s(&["1", "\\d+", "2"])
+        );
+        assert_eq!(
+            texts(&split_all(&["(a|b)"], "x(a|b)ya")),
+            s(&["x", "(a|b)", "ya"])
+        );
+    }
+
+    #[test]
+    fn char_fast_path_agrees_with_automaton() {
+        let delims = s(&["\n", "。", "；", "！", "？"]);
+        let fast = DelimiterSplitter::new(&delims);
+        assert!(matches!(fast.matcher, Matcher::Chars { .. }));
+        let ac = DelimiterSplitter {
+            matcher: Matcher::Automaton(
+                AhoCorasickBuilder::new()
+                    .match_kind(MatchKind::LeftmostFirst)
+                    .build(&delims)
+                    .unwrap(),
+            ),
+        };
+        let text = "日本語。テキスト；ok！\n？ああ。。e\u{3000}\u{301c}end";
+        let a: Vec<_> = fast.split(text).collect();
+        let b: Vec<_> = ac.split(text).collect();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 15); // 7 delimiters
+    }
+
+    #[test]
+    fn ordered_fallback_agrees_with_automaton() {
+        let delims = s(&["abc", "ab", "b", "🚀", "\n"]);
+        let ac = DelimiterSplitter::new(&delims);
+        assert!(matches!(ac.matcher, Matcher::Automaton(_)));
+        let ordered = DelimiterSplitter {
+            matcher: Matcher::Ordered(delims.clone()),
+        };
+        for text in ["", "abcab b🚀\nxab", "aabcc🚀🚀", "é\n\nabbc"] {
+            let a: Vec<_> = ac.split(text).collect();
+            let b: Vec<_> = ordered.split(text).collect();
+            assert_eq!(a, b, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn every_char_split() {
+        let p: Vec<_> = split_every_char("ab").collect();
+        assert_eq!(texts(&p), s(&["", "", "a", "", "b", "", ""]));
+        assert_eq!(
+            texts(&split_every_char("").collect::<Vec<_>>()),
+            s(&["", "", ""])
+        );
+        assert_eq!(
+            p.iter()
+                .filter(|p| matches!(p, Piece::Delimiter(_)))
+                .count(),
+            3
+        );
+    }
+
+    #[test]
+    fn v22_match_quirk() {
+        let d = s(&["\n", "。"]);
+        assert!(v22_is_skipped("\n", &d));
+        assert!(v22_is_skipped("。", &d));
+        assert!(v22_is_skipped("。\n", &d));
+        assert!(!v22_is_skipped("", &d));
+        assert!(!v22_is_skipped("abc", &d));
+        assert!(v22_is_skipped("\nabc", &d)); // starts with the first alternative
+        assert!(!v22_is_skipped("。abc", &d)); // last alternative is end-anchored
+        assert!(v22_is_skipped("", &[]));
+        assert!(v22_is_skipped("\n", &[]));
+        assert!(!v22_is_skipped("a", &[]));
+    }
+}
