@@ -195,9 +195,10 @@ impl Tokenizer {
         if self.vocab.rank(piece).is_some() {
             return 1;
         }
-        if piece.len() <= bpe::SMALL {
-            let mut starts = [0u32; bpe::SMALL + 1];
-            bpe::merge_small(&self.vocab, piece, &mut starts)
+        if piece.len() < bpe::TINY {
+            bpe::merge_small(&self.vocab, piece, &mut [0u32; bpe::TINY])
+        } else if piece.len() <= bpe::SMALL {
+            bpe::merge_small(&self.vocab, piece, &mut [0u32; bpe::SMALL + 1])
         } else {
             let mut starts = Vec::new();
             bpe::merge_heap(&self.vocab, piece, &mut starts);
