@@ -1,1 +1,295 @@
-//! (under construction)
+//! Exact, count-only BPE for tiktoken's `cl100k_base` and `o200k_base`, in pure Rust.
+//!
+//! `count_ordinary(text) == len(enc.encode_ordinary(text))` for every string: the text is cut by a
+//! hand-written pretokenizer ([`pretok`]) that reproduces each encoding's regex exactly, with the
+//! `regex-syntax` Unicode tables tiktoken's own regex engine uses ([`unicode`]); each piece is
+//! then looked up whole (most pieces are a single token) or byte-pair merged with tiktoken's rule
+//! ([`bpe`]).
+//!
+//! Exactness evidence (kept as a dev script, numbers in the commit log): every Unicode scalar
+//! value in a dozen contexts, random strings over tricky alphabets, and the whole 23.8 MB corpus
+//! compared against tiktoken 0.14, for both encodings.
+
+mod bpe;
+mod pretok;
+mod unicode;
+mod vocab;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+use unicode::Classes;
+use vocab::Vocab;
+
+/// A built-in encoding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EncodingName {
+    /// `cl100k_base` (GPT-3.5/4; RAGFlow's default).
+    Cl100kBase,
+    /// `o200k_base` (GPT-4o).
+    O200kBase,
+}
+
+impl EncodingName {
+    /// tiktoken's name for the encoding.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EncodingName::Cl100kBase => "cl100k_base",
+            EncodingName::O200kBase => "o200k_base",
+        }
+    }
+}
+
+impl std::fmt::Display for EncodingName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The name is not a built-in encoding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown encoding {0:?} (built in: \"cl100k_base\", \"o200k_base\")")]
+pub struct UnknownEncodingError(pub String);
+
+impl FromStr for EncodingName {
+    type Err = UnknownEncodingError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "cl100k_base" => Ok(EncodingName::Cl100kBase),
+            "o200k_base" => Ok(EncodingName::O200kBase),
+            other => Err(UnknownEncodingError(other.to_owned())),
+        }
+    }
+}
+
+/// The text contains a special token's text, which tiktoken's `encode()` refuses by default.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("text contains the special token {token:?} at byte {}", .range.start)]
+pub struct SpecialTokenError {
+    /// The special token's text, e.g. `<|endoftext|>`.
+    pub token: &'static str,
+    /// Byte range of its first occurrence in the text.
+    pub range: Range<usize>,
+}
+
+/// A token id that is neither in the vocabulary nor a special token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown token id {0}")]
+pub struct UnknownTokenError(pub u32);
+
+const CL100K_GZ: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/python/ragchunk/_vocab/cl100k_base.tiktoken.gz"
+));
+const O200K_GZ: &[u8] = include_bytes!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/python/ragchunk/_vocab/o200k_base.tiktoken.gz"
+));
+
+const CL100K_SPECIAL: &[(&str, u32)] = &[
+    ("<|endoftext|>", 100257),
+    ("<|fim_prefix|>", 100258),
+    ("<|fim_middle|>", 100259),
+    ("<|fim_suffix|>", 100260),
+    ("<|endofprompt|>", 100276),
+];
+const O200K_SPECIAL: &[(&str, u32)] = &[("<|endoftext|>", 199999), ("<|endofprompt|>", 200018)];
+
+/// An encoding ready to count: vocabulary, pretokenizer and special tokens.
+pub struct Tokenizer {
+    name: EncodingName,
+    classes: &'static Classes,
+    vocab: Vocab,
+    special: &'static [(&'static str, u32)],
+    special_finder: AhoCorasick,
+    n_vocab: usize,
+}
+
+fn classes() -> &'static Classes {
+    static CLASSES: OnceLock<Classes> = OnceLock::new();
+    CLASSES.get_or_init(Classes::build)
+}
+
+impl Tokenizer {
+    /// The tokenizer for `name`, built on first use (decompressing the embedded vocabulary takes
+    /// tens of milliseconds) and shared by all threads afterwards.
+    pub fn get(name: EncodingName) -> &'static Tokenizer {
+        static CL100K: OnceLock<Tokenizer> = OnceLock::new();
+        static O200K: OnceLock<Tokenizer> = OnceLock::new();
+        match name {
+            EncodingName::Cl100kBase => CL100K.get_or_init(|| Tokenizer::build(name)),
+            EncodingName::O200kBase => O200K.get_or_init(|| Tokenizer::build(name)),
+        }
+    }
+
+    fn build(name: EncodingName) -> Tokenizer {
+        let (gz, special) = match name {
+            EncodingName::Cl100kBase => (CL100K_GZ, CL100K_SPECIAL),
+            EncodingName::O200kBase => (O200K_GZ, O200K_SPECIAL),
+        };
+        let vocab = Vocab::parse(&vocab::gunzip(gz));
+        let special_finder = AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(special.iter().map(|(s, _)| s))
+            .expect("special-token automaton builds");
+        let max_special = special.iter().map(|&(_, id)| id as usize + 1).max();
+        let n_vocab = vocab.len().max(max_special.unwrap_or(0));
+        Tokenizer {
+            name,
+            classes: classes(),
+            vocab,
+            special,
+            special_finder,
+            n_vocab,
+        }
+    }
+
+    /// Which encoding this is.
+    pub fn name(&self) -> EncodingName {
+        self.name
+    }
+
+    /// tiktoken's `n_vocab`: one past the largest token id, special tokens included.
+    pub fn n_vocab(&self) -> usize {
+        self.n_vocab
+    }
+
+    /// Calls `f` with the byte range of each regex piece of `text`, in order.
+    #[inline(always)]
+    fn for_each_piece(&self, text: &str, mut f: impl FnMut(&[u8])) {
+        let s = text.as_bytes();
+        let cls = self.classes;
+        let mut i = 0;
+        // Monomorphised per encoding so the lexer inlines into the loop.
+        match self.name {
+            EncodingName::Cl100kBase => {
+                while i < s.len() {
+                    let e = pretok::cl100k_end(cls, s, i);
+                    f(s.get(i..e).unwrap_or_default());
+                    i = e;
+                }
+            }
+            EncodingName::O200kBase => {
+                while i < s.len() {
+                    let e = pretok::o200k_end(cls, s, i);
+                    f(s.get(i..e).unwrap_or_default());
+                    i = e;
+                }
+            }
+        }
+    }
+
+    /// Number of tokens of one piece.
+    #[inline(always)]
+    fn count_piece(&self, piece: &[u8]) -> usize {
+        if piece.len() <= 1 {
+            return piece.len();
+        }
+        if self.vocab.rank(piece).is_some() {
+            return 1;
+        }
+        if piece.len() < bpe::TINY {
+            bpe::merge_small(&self.vocab, piece, &mut [0u32; bpe::TINY])
+        } else if piece.len() <= bpe::SMALL {
+            bpe::merge_small(&self.vocab, piece, &mut [0u32; bpe::SMALL + 1])
+        } else {
+            let mut starts = Vec::new();
+            bpe::merge_heap(&self.vocab, piece, &mut starts);
+            starts.len()
+        }
+    }
+
+    /// `len(enc.encode_ordinary(text))`: special-token text is counted as ordinary text.
+    pub fn count_ordinary(&self, text: &str) -> usize {
+        let mut n = 0;
+        self.for_each_piece(text, |piece| n += self.count_piece(piece));
+        n
+    }
+
+    /// `enc.encode_ordinary(text)`.
+    pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
+        let mut out = Vec::with_capacity(text.len() / 3);
+        let mut starts = Vec::new();
+        self.for_each_piece(text, |piece| {
+            if let Some(r) = self.vocab.rank(piece) {
+                out.push(r);
+                return;
+            }
+            starts.clear();
+            if piece.len() <= bpe::SMALL {
+                let mut arr = [0u32; bpe::SMALL + 1];
+                let m = bpe::merge_small(&self.vocab, piece, &mut arr);
+                starts.extend_from_slice(&arr[..m]);
+            } else {
+                bpe::merge_heap(&self.vocab, piece, &mut starts);
+            }
+            let ends = starts.iter().skip(1).map(|&e| e as usize);
+            for (start, end) in starts
+                .iter()
+                .map(|&b| b as usize)
+                .zip(ends.chain([piece.len()]))
+            {
+                // Every part is a token by construction (single bytes are all tokens).
+                out.extend(self.vocab.rank(piece.get(start..end).unwrap_or_default()));
+            }
+        });
+        out
+    }
+
+    /// Byte range of the first special token's text in `text`, if any.
+    pub fn find_special(&self, text: &str) -> Option<Range<usize>> {
+        self.special_finder.find(text).map(|m| m.range())
+    }
+
+    /// `len(enc.encode(text))` with tiktoken's defaults: an error if `text` contains the text of
+    /// any special token (`disallowed_special="all"`).
+    pub fn count(&self, text: &str) -> Result<usize, SpecialTokenError> {
+        if let Some(m) = self.special_finder.find(text) {
+            let token = self.special.get(m.pattern().as_usize()).map_or("", |s| s.0);
+            return Err(SpecialTokenError {
+                token,
+                range: m.range(),
+            });
+        }
+        Ok(self.count_ordinary(text))
+    }
+
+    /// RAGFlow's `num_tokens_from_string`: `count()`, or 0 when tiktoken would raise.
+    pub fn count_or_zero(&self, text: &str) -> usize {
+        self.count(text).unwrap_or(0)
+    }
+
+    /// `enc.decode_bytes(tokens)`: special tokens decode to their text.
+    pub fn decode_bytes(&self, tokens: &[u32]) -> Result<Vec<u8>, UnknownTokenError> {
+        let mut out = Vec::with_capacity(tokens.len() * 4);
+        for &t in tokens {
+            if let Some(bytes) = self.vocab.bytes(t) {
+                out.extend_from_slice(bytes);
+            } else if let Some((s, _)) = self.special.iter().find(|&&(_, id)| id == t) {
+                out.extend_from_slice(s.as_bytes());
+            } else {
+                return Err(UnknownTokenError(t));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// RAGFlow's counting (`count_or_zero`) as a [`crate::counter::TokenCounter`].
+#[derive(Clone, Copy)]
+pub struct RagflowCount<'a>(pub &'a Tokenizer);
+
+impl crate::counter::TokenCounter for RagflowCount<'_> {
+    type Error = std::convert::Infallible;
+
+    fn count(&self, text: &str) -> Result<usize, Self::Error> {
+        Ok(self.0.count_or_zero(text))
+    }
+}
