@@ -64,11 +64,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_CACHE, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Tests marked single_backend (they compare backends themselves, or test neither) run
+    # once: keep only their first backend's copy.
+    keep, drop = [], []
+    for item in items:
+        param = getattr(item, "callspec", None)
+        backend_param = param.params.get("backend") if param is not None else None
+        if item.get_closest_marker("single_backend") and backend_param not in (None, BACKENDS[0]):
+            drop.append(item)
+        else:
+            keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 @pytest.fixture(params=BACKENDS, autouse=True)
 def backend(request: pytest.FixtureRequest) -> object:
     """Run the test on one backend; restore the previous one afterwards."""
-    if "single_backend" in request.keywords and request.param != BACKENDS[0]:
-        pytest.skip("backend-independent test: runs once")
     before = _backend.name()
     _backend.set_backend(request.param)  # raises ImportError (a failure) if the core is missing
     yield request.param
