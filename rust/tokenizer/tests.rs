@@ -1,10 +1,232 @@
+//! Unit tests. Piece splits below were derived by hand from the regex branches and confirmed
+//! with the pattern strings; token ids come from tiktoken 0.14 (`encode_ordinary`). The full
+//! proof (every code point in 32 contexts, random strings, the corpus) is a dev sweep, see
+//! the commit log.
+
 use super::*;
+use crate::counter::TokenCounter;
 
 fn cl() -> &'static Tokenizer {
     Tokenizer::get(EncodingName::Cl100kBase)
 }
 
+fn o2() -> &'static Tokenizer {
+    Tokenizer::get(EncodingName::O200kBase)
+}
+
+fn pieces(tok: &Tokenizer, text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    tok.for_each_piece(text, |p| out.push(String::from_utf8(p.to_vec()).unwrap()));
+    out
+}
+
+fn check_pieces(tok: &Tokenizer, cases: &[(&str, &[&str])]) {
+    for (text, want) in cases {
+        assert_eq!(
+            pieces(tok, text),
+            *want,
+            "pieces of {text:?} ({})",
+            tok.name()
+        );
+    }
+}
+
 #[test]
-fn smoke() {
-    assert_eq!(cl().count_ordinary("hello world"), 2);
+fn cl100k_branches() {
+    check_pieces(
+        cl(),
+        &[
+            // 1. contractions, case-insensitive (`ſ` folds to `s`), only at a match start
+            ("don't", &["don", "'t"]),
+            ("Hello's", &["Hello", "'s"]),
+            (
+                "I'LL 'S 'ſ 've",
+                &["I", "'LL", " '", "S", " '", "ſ", " '", "ve"],
+            ),
+            // 2. optional non-letter/number/newline prefix before letters
+            ("'hello", &["'hello"]),
+            ("hello world", &["hello", " world"]),
+            (" \thi", &[" ", "\thi"]),
+            ("\u{301}abc", &["\u{301}abc"]),
+            ("a\u{a0}b", &["a", "\u{a0}b"]),
+            ("HELLOworld", &["HELLOworld"]),
+            ("中文，测试", &["中文", "，测试"]),
+            // 3. digits in groups of three
+            ("12345678", &["123", "456", "78"]),
+            // 4. punctuation run with optional leading space, then newlines
+            ("!!!\n\nfoo", &["!!!\n\n", "foo"]),
+            (" !!/\n/x", &[" !!/\n", "/x"]),
+            // 5. trailing whitespace; 6. up to the last newline; 7. give back one; 8. one
+            ("x  ", &["x", "  "]),
+            ("x \n  ", &["x", " \n  "]),
+            ("a \n b", &["a", " \n", " b"]),
+            ("a  b", &["a", " ", " b"]),
+            ("\u{3000}\u{3000}x", &["\u{3000}", "\u{3000}x"]),
+            ("x\r\n\r\ny", &["x", "\r\n\r\n", "y"]),
+            ("\n\n\n", &["\n\n\n"]),
+        ],
+    );
+}
+
+#[test]
+fn o200k_branches() {
+    check_pieces(
+        o2(),
+        &[
+            // contractions attach to the word
+            ("don't", &["don't"]),
+            ("Hello's", &["Hello's"]),
+            (
+                "I'LL 'S 'ſ 've",
+                &["I'LL", " '", "S", " '", "ſ", " '", "ve"],
+            ),
+            // case-aware words: U*L+ backtracks to the last Lo (`ª`) of an all-upper run
+            ("HELLOworld", &["HELLOworld"]),
+            ("ABC\u{aa}DEF ", &["ABC\u{aa}", "DEF", " "]),
+            ("\u{1c4}a", &["\u{1c4}a"]),
+            ("\u{301}abc", &["\u{301}abc"]),
+            ("'hello", &["'hello"]),
+            (" \thi", &[" ", "\thi"]),
+            ("中文，测试", &["中文", "，测试"]),
+            ("12345678", &["123", "456", "78"]),
+            // punctuation then [\r\n/]*
+            ("!!!\n\nfoo", &["!!!\n\n", "foo"]),
+            (" !!/\n/x", &[" !!/\n/", "x"]),
+            // whitespace: no `\s++$` branch, so a trailing run splits after its last newline
+            ("x  ", &["x", "  "]),
+            ("x \n  ", &["x", " \n", "  "]),
+            ("a \n b", &["a", " \n", " b"]),
+            ("a  b", &["a", " ", " b"]),
+            ("x\r\n\r\ny", &["x", "\r\n\r\n", "y"]),
+        ],
+    );
+}
+
+#[test]
+fn token_ids_match_tiktoken() {
+    let cases: &[(&Tokenizer, &str, &[u32])] = &[
+        (cl(), "hello world", &[15339, 1917]),
+        (cl(), "don't", &[15357, 956]),
+        (cl(), "中文，测试", &[16325, 17161, 3922, 82805]),
+        (cl(), "ragchunk tokenizer", &[4193, 27069, 47058]),
+        (cl(), "<|endoftext|>", &[27, 91, 8862, 728, 428, 91, 29]),
+        (cl(), "  \n\n  x", &[19124, 220, 865]),
+        (cl(), "1234567", &[4513, 10961, 22]),
+        (cl(), "ŀ\u{301}ſ'S", &[129, 222, 54939, 129, 123, 13575]),
+        (o2(), "hello world", &[24912, 2375]),
+        (o2(), "don't", &[91418]),
+        (o2(), "中文，测试", &[10667, 979, 82843]),
+        (o2(), "ragchunk tokenizer", &[17764, 56156, 99665]),
+        (o2(), "<|endoftext|>", &[27, 91, 419, 1440, 919, 91, 29]),
+        (o2(), "  \n\n  x", &[11691, 220, 1215]),
+        (o2(), "1234567", &[7633, 19354, 22]),
+        (o2(), "ŀ\u{301}ſ'S", &[129, 222, 13430, 70067, 31233]),
+    ];
+    for &(tok, text, want) in cases {
+        assert_eq!(tok.encode_ordinary(text), want, "{text:?} ({})", tok.name());
+        assert_eq!(tok.count_ordinary(text), want.len());
+        assert_eq!(tok.decode_bytes(want).unwrap(), text.as_bytes());
+    }
+}
+
+#[test]
+fn special_tokens() {
+    assert_eq!(cl().count("a <|endoftext|"), Ok(6));
+    assert_eq!(cl().count("<|EndOfText|>"), Ok(7));
+    assert_eq!(cl().count("<|im_start|>"), Ok(6));
+    assert_eq!(o2().count("a <|endoftext|"), Ok(7));
+    let err = cl().count("ab <|fim_middle|> <|endoftext|>").unwrap_err();
+    assert_eq!(err.token, "<|fim_middle|>");
+    assert_eq!(err.range, 3..17);
+    assert_eq!(cl().find_special("x<|endofprompt|>"), Some(1..16));
+    // o200k has no FIM tokens: that text is ordinary there.
+    assert_eq!(o2().find_special("<|fim_prefix|>"), None);
+    assert!(o2().count("<|endofprompt|>").is_err());
+    assert_eq!(cl().count_or_zero("<|endoftext|>"), 0);
+    assert_eq!(cl().count_or_zero("hello world"), 2);
+    assert_eq!(RagflowCount(cl()).count("x<|endoftext|>"), Ok(0));
+    assert_eq!(
+        cl().decode_bytes(&[100257, 15339]).unwrap(),
+        b"<|endoftext|>hello"
+    );
+    assert_eq!(cl().decode_bytes(&[100261]), Err(UnknownTokenError(100261)));
+    assert_eq!(o2().decode_bytes(&[200018]).unwrap(), b"<|endofprompt|>");
+}
+
+#[test]
+fn names_and_sizes() {
+    assert_eq!("cl100k_base".parse(), Ok(EncodingName::Cl100kBase));
+    assert_eq!("o200k_base".parse(), Ok(EncodingName::O200kBase));
+    assert!("gpt2".parse::<EncodingName>().is_err());
+    assert_eq!(EncodingName::O200kBase.as_str(), "o200k_base");
+    assert_eq!(cl().n_vocab(), 100277);
+    assert_eq!(o2().n_vocab(), 200019);
+    assert_eq!(cl().count_ordinary(""), 0);
+    assert!(std::ptr::eq(cl(), Tokenizer::get(EncodingName::Cl100kBase)));
+}
+
+/// Small deterministic PRNG (xorshift) so the test needs no crate.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[test]
+fn random_self_consistency() {
+    let alphabet: Vec<char> =
+        " \t\n\r\u{3000}\u{a0}aAzSslLvedmrt'1٣½!/.中é\u{301}ǅʰª\u{200b}😀\u{b}\u{85}\u{2028}ⅫKß"
+            .chars()
+            .collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for round in 0..4000 {
+        let len = if round % 100 == 0 {
+            600
+        } else {
+            (rng.next() % 30) as usize
+        };
+        let mut text: String = (0..len)
+            .map(|_| alphabet[(rng.next() % alphabet.len() as u64) as usize])
+            .collect();
+        if round % 7 == 0 {
+            // Any scalar value, to hit every class-table block.
+            let cp = (rng.next() % 0x11_0000) as u32;
+            text.extend(char::from_u32(cp));
+        }
+        for tok in [cl(), o2()] {
+            let ids = tok.encode_ordinary(&text);
+            assert_eq!(tok.count_ordinary(&text), ids.len(), "{text:?}");
+            assert_eq!(tok.decode_bytes(&ids).unwrap(), text.as_bytes(), "{text:?}");
+            let joined: String = pieces(tok, &text).concat();
+            assert_eq!(joined, text);
+        }
+    }
+}
+
+#[test]
+fn long_pieces_merge_like_short_ones() {
+    // A piece > SMALL bytes goes through the heap merge; it must agree with the array merge.
+    let words = ["中文字符测试", "abcxyzqj", "\u{301}", "aaaa", "ÁáÂâ"];
+    let mut rng = Rng(42);
+    for _ in 0..200 {
+        let w = words[(rng.next() % words.len() as u64) as usize];
+        let reps = 1 + (rng.next() % 40) as usize;
+        let piece = w.repeat(reps);
+        let bytes = piece.as_bytes();
+        if bytes.len() < 2 || bytes.len() > bpe::SMALL {
+            continue;
+        }
+        let mut heap = Vec::new();
+        bpe::merge_heap(&cl().vocab, bytes, &mut heap);
+        let mut arr = [0u32; bpe::SMALL + 1];
+        let m = bpe::merge_small(&cl().vocab, bytes, &mut arr);
+        assert_eq!(&arr[..m], &heap[..], "{piece:?}");
+    }
+    // A 1 MB single piece stays fast (the heap path is O(n log n)).
+    let big = "ab".repeat(500_000);
+    assert_eq!(cl().count_ordinary(&big), cl().encode_ordinary(&big).len());
 }
