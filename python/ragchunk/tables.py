@@ -225,11 +225,11 @@ def _parse_html(html: str, header: list[str] | None) -> _Table:
             names: list[str] = []
             seen: set[int] = set()
             for r in range(n_head):
-                cid = grid[r].get(c)
-                if cid is None or cid in seen:
+                hid = grid[r].get(c)
+                if hid is None or hid in seen:
                     continue
-                seen.add(cid)
-                name = cells[cid].value()
+                seen.add(hid)
+                name = cells[hid].value()
                 if name and (not names or names[-1] != name):
                     names.append(name)
             columns.append(" / ".join(names) or f"Column {c + 1}")
@@ -260,14 +260,14 @@ def _parse_html(html: str, header: list[str] | None) -> _Table:
         out: list[tuple[str, str]] = []
         c = 0
         while c < width:
-            cid = grid[r].get(c)
-            if cid is None:
+            did = grid[r].get(c)
+            if did is None:
                 c += 1
                 continue
             end = c
-            while end + 1 < width and grid[r].get(end + 1) == cid:
+            while end + 1 < width and grid[r].get(end + 1) == did:
                 end += 1
-            value = cells[cid].value()
+            value = cells[did].value()
             if value:
                 out.append((span_label(c, end), value))
             c = end + 1
