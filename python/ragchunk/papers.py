@@ -174,9 +174,13 @@ def chunk_paper(
     * ``figure``: caption and figure text in one chunk.
 
     Abstract, table and figure sections also end the body group before them, so body text
-    never merges across them. No text is lost: every character of every section and caption
-    is in some chunk, except position tags, the delimiter characters ``naive_merge`` cuts at,
-    whitespace, and the markup of HTML tables.
+    never merges across them; a group holding only headings is not emitted there but joins
+    the text that follows (``"3 Results"`` just before its table stays with the results
+    text after the table), and consecutive headings stay together.
+
+    No text is lost: every character of every section and caption is in some chunk, except
+    position tags, the delimiter characters ``naive_merge`` cuts at, whitespace, and the
+    markup of HTML tables.
 
     Args:
         sections: :class:`PaperSection` objects or dicts with ``kind`` (or ``type``),
@@ -222,6 +226,7 @@ def chunk_paper(
 
     out: list[PaperChunk] = []
     body: list[tuple[str, str]] = []
+    headings_only = True  # the body group holds nothing but headings (so far)
 
     def emit(content: str, kind: str, positions: list[Position]) -> None:
         content = content.strip()
@@ -235,8 +240,11 @@ def chunk_paper(
                 }
             )
 
-    def flush() -> None:
-        if body:
+    def flush(final: bool = False) -> None:
+        nonlocal headings_only
+        # A group of headings alone ("3 Results" right before its table) is not a chunk of
+        # its own: it waits for the text that follows, unless the paper ends there.
+        if body and (final or not headings_only):
             merged = naive_merge_with_positions(
                 body,
                 chunk_token_num,
@@ -249,6 +257,7 @@ def chunk_paper(
             for text, positions in merged:
                 emit(text, "text", positions)
             body.clear()
+            headings_only = True
 
     for i, sec in enumerate(parsed):
         where = f"sections[{i}]"
@@ -258,6 +267,8 @@ def chunk_paper(
             if sec.kind == "title" and break_at_titles:
                 flush()
             body.append((sec.text, tag))
+            if sec.kind == "text":
+                headings_only = False
             continue
         flush()
         positions = list(sec_positions) + extract_positions(sec.text)
@@ -277,5 +288,5 @@ def chunk_paper(
         else:
             parts = [sec.caption or "", remove_tag(sec.text).strip()]
             emit("\n".join(p for p in parts if p.strip()), sec.kind, positions)
-    flush()
+    flush(final=True)
     return out
