@@ -306,14 +306,18 @@ def _parse(rows: object, header: object, caption: object) -> _Table:
     if isinstance(rows, str):
         table = _parse_html(rows, names)
     elif isinstance(rows, Sequence) and not isinstance(rows, bytes):
-        if all(isinstance(r, Mapping) for r in rows):
+        if rows and isinstance(rows[0], Mapping):
+            for i, r in enumerate(rows):
+                if not isinstance(r, Mapping):
+                    raise TypeError(
+                        f"rows[{i}] must be a dict like rows[0], got {type(r).__name__}"
+                    )
             table = _parse_dicts(rows, names)
         else:
             for i, r in enumerate(rows):
                 if isinstance(r, (str, bytes)) or not isinstance(r, Sequence):
                     raise TypeError(
-                        f"rows[{i}] must be a list of cells (or every row a dict), "
-                        f"got {type(r).__name__}"
+                        f"rows[{i}] must be a list of cells like rows[0], got {type(r).__name__}"
                     )
             table = _parse_lists(rows, names)
     else:
