@@ -25,13 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _corpus import load_corpus, offline_tiktoken  # noqa: E402
+from _corpus import load_corpus, offline_tiktoken
 
 offline_tiktoken()
 
-import tiktoken  # noqa: E402
-
 import ragchunk  # noqa: E402
+import tiktoken  # noqa: E402
 from ragchunk import _backend  # noqa: E402
 
 Contender = tuple[str, Callable[[list[str]], int]]
@@ -42,10 +41,22 @@ def contenders(size: int, with_python: bool, with_peers: bool) -> tuple[list[Con
     core = _backend.core()
     assert core is not None, "the benchmark needs the compiled core (maturin develop --release)"
     out: list[Contender] = [
-        ("tiktoken encode_ordinary (reference)", lambda docs: sum(len(enc.encode_ordinary(d)) for d in docs) and 0),
-        ("ragchunk count_ordinary (Rust, count only)", lambda docs: sum(core.count_ordinary(d, "cl100k_base") for d in docs) and 0),
-        ("ragchunk naive_merge (Rust, 1 thread)", lambda docs: sum(len(ragchunk.naive_merge(d, size)) for d in docs)),
-        ("ragchunk naive_merge_batch (Rust, 2 workers)", lambda docs: sum(map(len, ragchunk.naive_merge_batch(docs, size, workers=2)))),
+        (
+            "tiktoken encode_ordinary (reference)",
+            lambda docs: sum(len(enc.encode_ordinary(d)) for d in docs) and 0,
+        ),
+        (
+            "ragchunk count_ordinary (Rust, count only)",
+            lambda docs: sum(core.count_ordinary(d, "cl100k_base") for d in docs) and 0,
+        ),
+        (
+            "ragchunk naive_merge (Rust, 1 thread)",
+            lambda docs: sum(len(ragchunk.naive_merge(d, size)) for d in docs),
+        ),
+        (
+            "ragchunk naive_merge_batch (Rust, 2 workers)",
+            lambda docs: sum(map(len, ragchunk.naive_merge_batch(docs, size, workers=2))),
+        ),
     ]
     if with_python:
 
@@ -66,7 +77,12 @@ def contenders(size: int, with_python: bool, with_peers: bool) -> tuple[list[Con
         lc = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
             encoding_name="cl100k_base", chunk_size=size, chunk_overlap=0
         )
-        out.append(("langchain RecursiveCharacterTextSplitter (tiktoken)", lambda docs: sum(len(lc.split_text(d)) for d in docs)))
+        out.append(
+            (
+                "langchain RecursiveCharacterTextSplitter (tiktoken)",
+                lambda docs: sum(len(lc.split_text(d)) for d in docs),
+            )
+        )
     except ImportError:
         skipped.append("langchain-text-splitters")
     try:
@@ -80,7 +96,12 @@ def contenders(size: int, with_python: bool, with_peers: bool) -> tuple[list[Con
         from semantic_text_splitter import TextSplitter
 
         sts = TextSplitter.from_tiktoken_model("gpt-4", size)
-        out.append(("semantic-text-splitter TextSplitter", lambda docs: sum(len(sts.chunks(d)) for d in docs)))
+        out.append(
+            (
+                "semantic-text-splitter TextSplitter",
+                lambda docs: sum(len(sts.chunks(d)) for d in docs),
+            )
+        )
     except ImportError:
         skipped.append("semantic-text-splitter")
     try:
@@ -117,7 +138,9 @@ def sha_scaling(seconds: float = 1.0) -> float:
 
 def _peak_rss_mb(code: str) -> dict[str, float]:
     env = dict(os.environ)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -141,7 +164,9 @@ print(json.dumps({{"corpus_mb": size, "extra_mb": peak - base, "chunks": n}}))
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--chunk-size", type=int, default=512)
     ap.add_argument("--limit-mb", type=float, default=None)
@@ -154,17 +179,25 @@ def main() -> None:
     label, docs = load_corpus(limit)
     mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     print(f"corpus: {label}, {mb:.1f} MB; chunk size {args.chunk_size} tokens, cl100k_base")
-    print(f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, ragchunk {ragchunk.__version__} ({ragchunk.backend})")
+    print(
+        f"python {sys.version.split()[0]}, tiktoken {tiktoken.__version__}, "
+        f"ragchunk {ragchunk.__version__} ({ragchunk.backend})"
+    )
 
     # Correctness first: the two backends must agree on every document.
     rust_chunks = [ragchunk.naive_merge(d, args.chunk_size) for d in docs]
     _backend.set_backend("python")
     try:
-        same = all(ragchunk.naive_merge(d, args.chunk_size) == r for d, r in zip(docs, rust_chunks))
+        same = all(
+            ragchunk.naive_merge(d, args.chunk_size) == r
+            for d, r in zip(docs, rust_chunks, strict=True)
+        )
     finally:
         _backend.set_backend("rust")
     print(f"rust and python backends produce identical chunks on every document: {same}")
-    assert ragchunk.naive_merge_batch(docs, args.chunk_size) == rust_chunks, "batch differs from per-document calls"
+    assert ragchunk.naive_merge_batch(docs, args.chunk_size) == rust_chunks, (
+        "batch differs from per-document calls"
+    )
 
     entries, skipped = contenders(args.chunk_size, not args.no_python, not args.no_peers)
     times: dict[str, list[float]] = {name: [] for name, _ in entries}
@@ -189,7 +222,10 @@ def main() -> None:
     batch = statistics.median(times["ragchunk naive_merge_batch (Rust, 2 workers)"])
     count = statistics.median(times["ragchunk count_ordinary (Rust, count only)"])
     print(f"\nnaive_merge / count-only tokenizer throughput: {count / single:.2f}")
-    print(f"batch (2 workers) / single-threaded: {single / batch:.2f}; sha256 2 threads / 1 thread: {sha_scaling():.2f}")
+    print(
+        f"batch (2 workers) / single-threaded: {single / batch:.2f}; "
+        f"sha256 2 threads / 1 thread: {sha_scaling():.2f}"
+    )
     if "ragchunk naive_merge (pure-Python fallback)" in times:
         py = statistics.median(times["ragchunk naive_merge (pure-Python fallback)"])
         print(f"Rust / pure-Python fallback: {py / single:.1f}x")
@@ -197,9 +233,15 @@ def main() -> None:
     if not args.no_memory:
         bench = str(Path(__file__).resolve().parent)
         for stream, repeat in ((False, 1), (True, 1), (True, 3)):
-            r = _peak_rss_mb(_MEMORY_PROBE.format(bench=bench, limit=limit, repeat=repeat, stream=stream))
+            r = _peak_rss_mb(
+                _MEMORY_PROBE.format(bench=bench, limit=limit, repeat=repeat, stream=stream)
+            )
             kind = "iter_naive_merge (stream)" if stream else "naive_merge_batch (one batch)"
-            print(f"peak memory, {kind}, {r['corpus_mb']:.1f} MB corpus: +{r['extra_mb']:.0f} MB above baseline ({r['extra_mb'] / r['corpus_mb']:.2f}x corpus)")
+            print(
+                f"peak memory, {kind}, {r['corpus_mb']:.1f} MB corpus: "
+                f"+{r['extra_mb']:.0f} MB above baseline "
+                f"({r['extra_mb'] / r['corpus_mb']:.2f}x corpus)"
+            )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import offline_tiktoken  # noqa: E402
+from _corpus import offline_tiktoken
 
 offline_tiktoken()

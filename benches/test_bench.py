@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _corpus import load_corpus
-
 import ragchunk
+from _corpus import load_corpus
 from ragchunk import _backend
 
 _, _DOCS = load_corpus(limit_bytes=2_000_000)

@@ -22,7 +22,9 @@ pub enum BatchError {
 fn pool(workers: usize) -> Result<Arc<ThreadPool>, BatchError> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(Default::default);
-    let mut guard = pools.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut guard = pools
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(p) = guard.get(&workers) {
         return Ok(Arc::clone(p));
     }

@@ -109,6 +109,15 @@ fn count_ordinary(py: Python<'_>, text: PyBackedStr, encoding_name: &str) -> PyR
     })
 }
 
+/// `encoding.encode_ordinary(text)`: the token ids (tests compare them with tiktoken's).
+#[pyfunction]
+fn encode_ordinary(py: Python<'_>, text: PyBackedStr, encoding_name: &str) -> PyResult<Vec<u32>> {
+    contain(py, || {
+        let tok = encoding(encoding_name)?;
+        detached(py, || tok.encode_ordinary(&text))
+    })
+}
+
 /// A counter that calls a Python callable (already validated by the facade to return a
 /// non-negative int). Holds the GIL: the callable is Python code.
 struct PyCounter<'py> {
@@ -352,6 +361,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(count_or_zero, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_ordinary, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary_batch, m)?)?;
     m.add_function(wrap_pyfunction!(count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(naive_merge, m)?)?;

@@ -19,16 +19,16 @@ import shutil
 import tempfile
 
 import pytest
-
 from testdata import VOCAB
 
 _TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 _CACHE = tempfile.mkdtemp(prefix="ragchunk-tiktoken-")
 for _name in ("cl100k_base", "o200k_base"):
     _key = hashlib.sha1(_TIKTOKEN_URL.format(_name).encode()).hexdigest()
-    with gzip.open(VOCAB / f"{_name}.tiktoken.gz", "rb") as src, open(
-        os.path.join(_CACHE, _key), "wb"
-    ) as dst:
+    with (
+        gzip.open(VOCAB / f"{_name}.tiktoken.gz", "rb") as src,
+        open(os.path.join(_CACHE, _key), "wb") as dst,
+    ):
         shutil.copyfileobj(src, dst)
 os.environ["TIKTOKEN_CACHE_DIR"] = _CACHE
 

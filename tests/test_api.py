@@ -9,7 +9,6 @@ import sys
 from enum import Enum
 
 import pytest
-
 import ragchunk
 from ragchunk import MergeStrategy, naive_merge
 

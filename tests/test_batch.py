@@ -7,7 +7,6 @@ import time
 from collections.abc import Iterator
 
 import pytest
-
 import ragchunk
 from testdata import corpus_documents
 

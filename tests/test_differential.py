@@ -7,10 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import ragchunk
 from hypothesis import given
 from hypothesis import strategies as st
-
-import ragchunk
 from ragchunk import _backend
 
 pytestmark = [
@@ -24,16 +23,48 @@ pytestmark = [
 # Text that exercises the interesting paths: delimiters, CJK, CRLF/CR, emoji, combining marks,
 # special-token text, regex metacharacters, position tags.
 _ATOMS = [
-    "\n", "\r\n", "\r", "。", "；", "！", "？", " ", "  ", "\t", ".", "!", "?", "`", "##", "---",
-    "Chapter", "a", "Hello", "world", "分块", "测试", "🦀", "👍🏽", "e\u0301", "\u200b", "123",
-    "<|endoftext|>", "@@1\t1.0\t2.0\t3.0\t4.0##", "@@2-3\t5\t6\t7\t8##", "(a|b)", "*", "$", "\\d+",
-    "\ud800", "\udc00",  # lone surrogates: Rust cannot see them; the facade must cope
+    "\n",
+    "\r\n",
+    "\r",
+    "。",
+    "；",
+    "！",
+    "？",
+    " ",
+    "  ",
+    "\t",
+    ".",
+    "!",
+    "?",
+    "`",
+    "##",
+    "---",
+    "Chapter",
+    "a",
+    "Hello",
+    "world",
+    "分块",
+    "测试",
+    "🦀",
+    "👍🏽",
+    "e\u0301",
+    "\u200b",
+    "123",
+    "<|endoftext|>",
+    "@@1\t1.0\t2.0\t3.0\t4.0##",
+    "@@2-3\t5\t6\t7\t8##",
+    "(a|b)",
+    "*",
+    "$",
+    "\\d+",
+    "\ud800",
+    "\udc00",  # lone surrogates: Rust cannot see them; the facade must cope
 ]
-_text = st.lists(
-    st.one_of(st.sampled_from(_ATOMS), st.text(max_size=12)), max_size=40
-).map("".join)
+_text = st.lists(st.one_of(st.sampled_from(_ATOMS), st.text(max_size=12)), max_size=40).map("".join)
 _delims = st.one_of(
-    st.sampled_from(["\n。；！？", "\n", "", "`##`", "`---`\n", "\n`Chapter`", "`?``!`", "``", "`"]),
+    st.sampled_from(
+        ["\n。；！？", "\n", "", "`##`", "`---`\n", "\n`Chapter`", "`?``!`", "``", "`"]
+    ),
     st.text(alphabet=st.sampled_from(list("\n。.!?`#*$()|[]{}^\\ -aZ\r")), max_size=8),
 )
 _pos = st.one_of(

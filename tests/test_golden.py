@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import ragchunk
 from testdata import GOLDEN
 

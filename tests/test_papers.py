@@ -1,7 +1,5 @@
 """chunk_paper: abstract whole, captions with their figure or table, body through naive_merge."""
 
-# ruff: noqa: RUF001  (the Chinese test text uses full-width punctuation on purpose)
-
 from __future__ import annotations
 
 import doctest

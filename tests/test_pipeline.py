@@ -1,7 +1,5 @@
 """TokenChunker: RAGFlow's pipeline splitter over text, Markdown, HTML and the parser's JSON."""
 
-# ruff: noqa: RUF001  (the Chinese test text uses full-width punctuation on purpose)
-
 from __future__ import annotations
 
 import dataclasses

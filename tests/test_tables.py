@@ -1,7 +1,5 @@
 """table_to_text and chunk_table: one sentence per cell, whole rows per chunk."""
 
-# ruff: noqa: RUF001  (the Chinese test text uses full-width punctuation on purpose)
-
 from __future__ import annotations
 
 import doctest

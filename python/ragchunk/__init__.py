@@ -13,10 +13,9 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import _backend
+from . import _backend, presets
 from ._batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
 from ._errors import RagchunkError
-from ._pure.images import LazyImage
 from ._naive import (
     COMPAT_FAMILIES,
     MergeStrategy,
@@ -29,15 +28,28 @@ from ._naive import (
     num_tokens_from_string,
     remove_tag,
 )
+from ._pure.images import LazyImage
+from .association import associate_images, boxes_overlap
+from .papers import PaperChunk, PaperSection, chunk_paper
+from .pipeline import PipelineChunk, TokenChunker
+from .tables import chunk_table, table_to_text
 
 __all__ = [
     "COMPAT_FAMILIES",
     "LazyImage",
     "MergeStrategy",
+    "PaperChunk",
+    "PaperSection",
+    "PipelineChunk",
     "Position",
     "RagchunkError",
+    "TokenChunker",
     "__version__",
+    "associate_images",
     "backend",
+    "boxes_overlap",
+    "chunk_paper",
+    "chunk_table",
     "count_tokens",
     "count_tokens_batch",
     "extract_positions",
@@ -47,7 +59,9 @@ __all__ = [
     "naive_merge_with_images",
     "naive_merge_with_positions",
     "num_tokens_from_string",
+    "presets",
     "remove_tag",
+    "table_to_text",
 ]
 
 _backend._select()

@@ -22,8 +22,8 @@ _import_error: ImportError | None = None
 
 
 def _import_core() -> ModuleType:
-    from . import _core as compiled
     from . import __version__
+    from . import _core as compiled
 
     if getattr(compiled, "__version__", None) != __version__:
         raise ImportError(
@@ -37,9 +37,7 @@ def _select() -> None:
     global _core, _name, _import_error
     choice = os.environ.get("RAGCHUNK_BACKEND", "auto").strip().lower() or "auto"
     if choice not in ("auto", "rust", "python"):
-        raise ValueError(
-            f"RAGCHUNK_BACKEND must be 'auto', 'rust' or 'python', got {choice!r}"
-        )
+        raise ValueError(f"RAGCHUNK_BACKEND must be 'auto', 'rust' or 'python', got {choice!r}")
     if choice == "python":
         _core, _name = None, "python"
         return

@@ -1,5 +1,19 @@
 """Type stubs for the compiled Rust core (``rust/python.rs``). Private: use ``ragchunk``."""
 
+__all__ = [
+    "__version__",
+    "count_batch",
+    "count_or_zero",
+    "count_ordinary",
+    "count_ordinary_batch",
+    "count_tokens",
+    "encode_ordinary",
+    "extract_positions",
+    "naive_merge",
+    "naive_merge_batch",
+    "parse_delimiter_field",
+    "remove_tag",
+]
 __version__: str
 
 def count_tokens(text: str, encoding_name: str) -> int:
@@ -10,6 +24,9 @@ def count_or_zero(text: str, encoding_name: str) -> int:
 
 def count_ordinary(text: str, encoding_name: str) -> int:
     """``len(encoding.encode_ordinary(text))``."""
+
+def encode_ordinary(text: str, encoding_name: str) -> list[int]:
+    """``encoding.encode_ordinary(text)``: token ids."""
 
 def naive_merge(
     texts: list[str],

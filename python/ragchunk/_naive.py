@@ -231,7 +231,7 @@ def _merge(
     from ._pure import merge
 
     chunks, sources = merge.naive_merge_sources(
-        list(zip(texts, poses)),
+        list(zip(texts, poses, strict=True)),
         chunk_token_num,
         delimiter,
         overlapped_percent,

@@ -22,24 +22,6 @@ __all__ = ["BUILTIN_ENCODINGS", "ResolvedTokenizer", "resolve_tokenizer"]
 
 BUILTIN_ENCODINGS = ("cl100k_base", "o200k_base")
 
-# The exact definitions the built-in names stand for, so that a ``tiktoken.Encoding`` equal to
-# one of them can take the Rust fast path (an Encoding merely *named* cl100k_base but built
-# with other rules must not).
-_BUILTIN_SHAPE = {
-    "cl100k_base": (
-        100277,
-        {
-            "<|endoftext|>": 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
-        },
-    ),
-    "o200k_base": (200019, {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}),
-}
-
-
 @dataclass(frozen=True)
 class ResolvedTokenizer:
     """A tokenizer argument after validation.
@@ -79,19 +61,26 @@ def _zero_on_value_error(exact: Callable[[str], int]) -> Callable[[str], int]:
 
 
 def _is_builtin_encoding(enc: Any) -> str | None:
+    """The built-in name ``enc`` is equivalent to, if any.
+
+    An Encoding merely *named* cl100k_base but built with other rules must not take the Rust
+    fast path, so the split pattern, special tokens and vocabulary size are compared too.
+    """
+    from ._pure.tokens import ENCODINGS
+
     name = getattr(enc, "name", None)
-    shape = _BUILTIN_SHAPE.get(name) if isinstance(name, str) else None
-    if shape is None:
+    spec = ENCODINGS.get(name) if isinstance(name, str) else None
+    if spec is None:
         return None
     try:
-        same = enc.n_vocab == shape[0] and dict(enc._special_tokens) == shape[1]
-        if same:
-            from ._pure.tokens import ENCODINGS
-
-            same = enc._pat_str == ENCODINGS[name].pat_str
+        same = (
+            enc._pat_str == spec.pat_str
+            and dict(enc._special_tokens) == spec.special_tokens
+            and enc.n_vocab == max(spec.special_tokens.values()) + 1
+        )
     except Exception:
         return None
-    return name if same else None
+    return spec.name if same else None
 
 
 def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
@@ -114,11 +103,11 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
         name = _is_builtin_encoding(tokenizer)
         if name is not None:
             return ResolvedTokenizer(builtin=name)
-        encode = tokenizer.encode  # type: ignore[attr-defined]
+        encode = tokenizer.encode
         exact = _checked(lambda text: len(encode(text)), "tiktoken.Encoding.encode")
         return ResolvedTokenizer(exact=exact, ragflow=_zero_on_value_error(exact))
     if module.startswith("tokenizers") and hasattr(tokenizer, "encode"):
-        hf_encode = tokenizer.encode  # type: ignore[attr-defined]
+        hf_encode = tokenizer.encode
         exact = _checked(
             lambda text: len(hf_encode(text, add_special_tokens=False).ids),
             "tokenizers.Tokenizer.encode",

@@ -23,11 +23,11 @@ from ragchunk._pure.delimiters import (
 from ragchunk._pure.merge import overlap_prefix
 from ragchunk._pure.positions import remove_tag
 
-TEXT_ALPHABET = "ab xyz\n\r\t。；！？.#@`-中文字😀\u200d"  # noqa: RUF001 (full-width punctuation on purpose)
+TEXT_ALPHABET = "ab xyz\n\r\t。；！？.#@`-中文字😀\u200d"
 texts = st.text(alphabet=TEXT_ALPHABET, max_size=60)
 # Delimiter fields without backticks keep the merge in its default (non-custom) mode.
-plain_fields = st.text(alphabet="\n\r。；！？.# ", max_size=5)  # noqa: RUF001 (full-width punctuation on purpose)
-any_fields = st.text(alphabet="\n\r。；.#`ab", max_size=8)  # noqa: RUF001 (full-width punctuation on purpose)
+plain_fields = st.text(alphabet="\n\r。；！？.# ", max_size=5)
+any_fields = st.text(alphabet="\n\r。；.#`ab", max_size=8)
 tags = st.sampled_from(["", "@@1\t2.0\t3.0\t4.0\t5.0##", "@@2-3\t1\t2\t3\t4##", "POS", "\n"]).map(
     lambda tag: tag or None
 )

@@ -34,7 +34,7 @@ LONG = "This sentence is long enough to have at least eight tokens in it"
 
 def test_parse_delimiter_field_rules() -> None:
     assert parse_delimiter_field("") == []
-    assert parse_delimiter_field("\n。；") == ["\n", "。", "；"]  # noqa: RUF001
+    assert parse_delimiter_field("\n。；") == ["\n", "。", "；"]
     assert parse_delimiter_field("\r\n`##`。。") == ["##", "\n", "。"]
     assert parse_delimiter_field("``") == ["`"]  # no characters between: not a token
     assert parse_delimiter_field("`\r\n`") == ["\n"]

@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 # Full-width punctuation on purpose: RAGFlow's default sentence delimiters.
-DEFAULT_DELIMITER = "\n。；！？"  # noqa: RUF001
+DEFAULT_DELIMITER = "\n。；！？"
 COMPATS = ("v0.27", "v0.26", "v0.23", "v0.22")
 STRATEGIES = ("over_cap", "under_cap")
 
@@ -509,7 +509,9 @@ def fold_images(images: Sequence[Any], sources: list[list[int]], compat: str) ->
     ``compat``'s release (v0.27 skips ``None`` images, older releases pass them on).
     """
     skip_none = _policy(compat).skip_none_images
-    return [_fold_images([images[i] for i in chunk_sources], skip_none) for chunk_sources in sources]
+    return [
+        _fold_images([images[i] for i in chunk_sources], skip_none) for chunk_sources in sources
+    ]
 
 
 def naive_merge_with_images(
