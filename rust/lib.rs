@@ -8,6 +8,7 @@ pub mod counter;
 pub mod delimiters;
 pub mod merge;
 pub mod positions;
+pub mod splitters;
 pub mod tokenizer;
 
 #[cfg(feature = "python")]
