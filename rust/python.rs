@@ -355,6 +355,19 @@ fn parse_delimiter_field(py: Python<'_>, field: PyBackedStr) -> PyResult<Vec<Str
     contain(py, || Ok(delimiters::parse_delimiter_field(&field)))
 }
 
+/// Test hook: panics inside the containment helpers (with or without the GIL released), so
+/// the test suite can prove that a Rust panic reaches Python as `RagchunkError`.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>, detach: bool) -> PyResult<()> {
+    contain(py, || {
+        if detach {
+            detached(py, || panic!("deliberate panic (detached)"))
+        } else {
+            panic!("deliberate panic (holding the GIL)")
+        }
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -369,5 +382,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(remove_tag, m)?)?;
     m.add_function(wrap_pyfunction!(extract_positions, m)?)?;
     m.add_function(wrap_pyfunction!(parse_delimiter_field, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
 }

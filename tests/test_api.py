@@ -200,7 +200,7 @@ def test_lone_surrogates_keep_text() -> None:
 
 
 def test_large_single_section_keeps_all_text() -> None:
-    text = ("word " * 1000 + "\n") * 2000  # ~10 MB, one section
+    text = ("word " * 1000 + "\n") * 10_000  # 50 MB, one section
     chunks = naive_merge(text, 512)
     assert "".join(c.replace("\n", "") for c in chunks) == text.replace("\n", "")
 
@@ -242,6 +242,19 @@ def test_core_version_matches_package() -> None:
     from ragchunk import _core
 
     assert _core.__version__ == ragchunk.__version__
+
+
+@pytest.mark.single_backend
+@pytest.mark.parametrize("detach", [False, True])
+def test_rust_panic_becomes_ragchunk_error(detach: bool) -> None:
+    if os.environ.get("RAGCHUNK_BACKEND", "").lower() == "python":
+        pytest.skip("fallback-only run (RAGCHUNK_BACKEND=python): no compiled core")
+    from ragchunk import _core
+
+    with pytest.raises(ragchunk.RagchunkError, match="deliberate panic"):
+        _core._panic_for_tests(detach)
+    assert issubclass(ragchunk.RagchunkError, RuntimeError)
+    assert ragchunk.naive_merge("still alive") == ["\nstill alive"]
 
 
 # ---------------------------------------------------------------------------------------------

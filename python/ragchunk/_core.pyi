@@ -2,6 +2,7 @@
 
 __all__ = [
     "__version__",
+    "_panic_for_tests",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -72,3 +73,6 @@ def naive_merge_batch(
     workers: int | None,
 ) -> list[list[str]]:
     """naive_merge over many documents in parallel, in input order."""
+
+def _panic_for_tests(detach: bool) -> None:
+    """Test hook: panics in Rust; must surface as ``ragchunk.RagchunkError``."""
