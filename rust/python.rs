@@ -8,8 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
-use pyo3::types::PyTuple;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::batch::{self, BatchError};
 use crate::counter::TokenCounter;
@@ -273,16 +273,58 @@ fn count_batch(
     })
 }
 
-type DocInput = (Vec<PyBackedStr>, Vec<Option<PyBackedStr>>);
+/// One document of a batch as owned UTF-8 copies (`str.encode("utf-8")`), not borrowed views.
+///
+/// Why copies: borrowing a non-ASCII `str` as UTF-8 makes CPython cache a UTF-8 copy inside
+/// the string object for the object's whole lifetime, so a batch would leave the corpus's
+/// size again attached to the caller's documents. Copies live only while their window runs.
+struct DocUtf8 {
+    texts: Vec<PyBackedBytes>,
+    poses: Vec<Option<PyBackedBytes>>,
+}
 
-/// `naive_merge` over many documents in parallel (rayon inside one GIL-free call), results
+fn utf8_copy(obj: &Bound<'_, PyAny>) -> PyResult<PyBackedBytes> {
+    Ok(obj.cast::<PyString>()?.encode_utf8()?.into())
+}
+
+fn doc_utf8(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<DocUtf8> {
+    let (texts, poses): (Bound<'_, PyList>, Bound<'_, PyList>) = doc.extract()?;
+    if texts.len() != poses.len() {
+        return Err(PyValueError::new_err(format!(
+            "docs[{i}]: texts and poses differ in length"
+        )));
+    }
+    let texts = texts
+        .iter()
+        .map(|t| utf8_copy(&t))
+        .collect::<PyResult<_>>()?;
+    let poses = poses
+        .iter()
+        .map(|p| {
+            if p.is_none() {
+                Ok(None)
+            } else {
+                utf8_copy(&p).map(Some)
+            }
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(DocUtf8 { texts, poses })
+}
+
+/// Documents are processed in windows of about this many bytes, each window's results turned
+/// into Python objects before the next starts: peak memory stays near the size of the output
+/// instead of output + every intermediate Rust string (measured in benches/compare.py).
+const WINDOW_BYTES: usize = 8 << 20;
+const WINDOW_DOCS: usize = 1024;
+
+/// `naive_merge` over many documents in parallel (rayon, GIL released per window), results
 /// in input order. Built-in encodings only: a Python callback cannot run without the GIL.
 #[pyfunction]
 #[pyo3(signature = (docs, chunk_token_num, delimiter, overlapped_percent, strategy_name, compat_name, encoding_name, workers))]
 #[allow(clippy::too_many_arguments)]
-fn naive_merge_batch(
-    py: Python<'_>,
-    docs: Vec<DocInput>,
+fn naive_merge_batch<'py>(
+    py: Python<'py>,
+    docs: Bound<'py, PyList>,
     chunk_token_num: f64,
     delimiter: PyBackedStr,
     overlapped_percent: f64,
@@ -290,7 +332,7 @@ fn naive_merge_batch(
     compat_name: &str,
     encoding_name: &str,
     workers: Option<usize>,
-) -> PyResult<Vec<Vec<String>>> {
+) -> PyResult<Bound<'py, PyList>> {
     contain(py, || {
         let opts = MergeOptions {
             chunk_token_num,
@@ -300,34 +342,52 @@ fn naive_merge_batch(
             compat: compat(compat_name)?,
         };
         let count = RagflowCount(encoding(encoding_name)?);
-        for (i, (texts, poses)) in docs.iter().enumerate() {
-            if texts.len() != poses.len() {
-                return Err(PyValueError::new_err(format!(
-                    "docs[{i}]: texts and poses differ in length"
-                )));
+        let out = PyList::empty(py);
+        let mut window: Vec<DocUtf8> = Vec::new();
+        let mut window_bytes = 0;
+        let n = docs.len();
+        for (i, doc) in docs.iter().enumerate() {
+            let doc = doc_utf8(i, &doc)?;
+            window_bytes += doc.texts.iter().map(|t| t.len()).sum::<usize>();
+            window.push(doc);
+            if window_bytes < WINDOW_BYTES && window.len() < WINDOW_DOCS && i + 1 < n {
+                continue;
             }
+            let results = detached(py, || {
+                batch::par_map(&window, workers, |doc| merge_utf8_doc(doc, &opts, &count))
+            })??;
+            for chunks in results {
+                let chunks = chunks.map_err(|e| {
+                    ragchunk_error(py, format!("CPython produced invalid UTF-8: {e}"))
+                })?;
+                out.append(PyList::new(py, chunks)?)?;
+            }
+            window.clear();
+            window_bytes = 0;
         }
-        let results = detached(py, || {
-            batch::par_map(&docs, workers, |(texts, poses)| {
-                if texts.is_empty() {
-                    return Vec::new(); // RAGFlow, every release: `if not sections: return []`
-                }
-                let sections: Vec<Section<'_>> = texts
-                    .iter()
-                    .zip(poses)
-                    .map(|(t, p)| Section {
-                        text: t,
-                        pos: p.as_deref(),
-                    })
-                    .collect();
-                match merge::naive_merge_texts(&sections, &opts, &count) {
-                    Ok(chunks) => chunks,
-                    Err(never) => match never {},
-                }
-            })
-        })??;
-        Ok(results)
+        Ok(out)
     })
+}
+
+fn merge_utf8_doc(
+    doc: &DocUtf8,
+    opts: &MergeOptions<'_>,
+    count: &RagflowCount<'_>,
+) -> Result<Vec<String>, std::str::Utf8Error> {
+    if doc.texts.is_empty() {
+        return Ok(Vec::new()); // RAGFlow, every release: `if not sections: return []`
+    }
+    let mut sections = Vec::with_capacity(doc.texts.len());
+    for (t, p) in doc.texts.iter().zip(&doc.poses) {
+        sections.push(Section {
+            text: std::str::from_utf8(t)?,
+            pos: p.as_deref().map(std::str::from_utf8).transpose()?,
+        });
+    }
+    match merge::naive_merge_texts(&sections, opts, count) {
+        Ok(chunks) => Ok(chunks),
+        Err(never) => match never {},
+    }
 }
 
 /// `re.sub(r"@@[\t0-9.-]+?##", "", txt)`.
