@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -461,6 +462,32 @@ def _gallop(lo: int, n: int, fits: Callable[[int], bool]) -> int:
     return lo
 
 
+def _settle(lo: int, k0: int, n: int, fits: Callable[[int], bool]) -> int:
+    """:func:`_gallop` from an estimate ``k0`` (``fits(lo)`` known, never re-probed): probe
+    ``k0``; gallop up from it when it fits, else down (``k0 - 1``, ``- 2``, ``- 4``...) and bisect.
+    """
+    if k0 <= lo:
+        return _gallop(lo, n, fits)
+    if fits(k0):
+        return _gallop(k0, n, fits)
+    hi = k0
+    step = 1
+    while True:
+        probe = max(hi - step, lo)
+        if probe == lo or fits(probe):
+            good = probe
+            break
+        hi = probe
+        step *= 2
+    while hi - good > 1:
+        mid = good + (hi - good) // 2
+        if fits(mid):
+            good = mid
+        else:
+            hi = mid
+    return good
+
+
 def _chunk_body(paragraphs: Sequence[_Paragraph]) -> str:
     """A v0.27 chunk body: the paragraphs, each section's pos after its first paragraph."""
     body = ""
@@ -500,19 +527,30 @@ class _Packer:
                     self.out.append((self.atoms[a][0], self.atoms[b - 1][1]))
                 i += 1
                 continue
-            k = _gallop(
-                1, len(units) - i, lambda k, a=a, i=i: self.fragment_fits(a, units[i + k - 1][1])
-            )
+            first = i
+
+            def run_fits(k: int) -> bool:
+                return self.fragment_fits(a, units[first + k - 1][1])  # noqa: B023 (called now)
+
+            k = _gallop(1, len(units) - i, run_fits)
             self.out.append((self.atoms[a][0], self.atoms[units[i + k - 1][1] - 1][1]))
             i += k
 
 
-def _shrink_prefix(prefix: str, body: str, fits: Callable[[str], bool]) -> str:
+def _shrink_prefix(prefix: str, body: str, chunk_token_num: float, count: Counter) -> str:
     """The longest verified tail of ``prefix`` with ``tail + body`` within the cap."""
-    if not prefix or not fits(body):
+    if not prefix:
+        return ""
+    body_tokens = count(body)
+    if body_tokens > chunk_token_num:
         return ""
     n = len(prefix)
-    keep = _gallop(0, n, lambda k: fits(prefix[n - k :] + body))
+    # First guess: the share of the prefix the room left would hold if tokens were spread
+    # evenly (the same float arithmetic as rust/merge.rs).
+    room = float(math.floor(chunk_token_num)) - body_tokens
+    prefix_tokens = float(count(prefix))
+    guess = n if prefix_tokens <= room else min(math.floor(n * room / prefix_tokens), n)
+    keep = _settle(0, guess, n, lambda k: count(prefix[n - k :] + body) <= chunk_token_num)
     return prefix[n - keep :]
 
 
@@ -530,28 +568,43 @@ def _hard_cap(
     def fits(text: str) -> bool:
         return count(text) <= chunk_token_num
 
+    def alone(text: str, pos: str) -> int:  # the tokens of the chunk one paragraph makes
+        return count(text + (pos if pos and pos not in text else ""))
+
     expanded: list[_Paragraph] = []
+    sizes: list[int] = []
     for paragraph in paragraphs:
         piece, pos = paragraph.text[1:], paragraph.pos or ""
-        alone = paragraph.text + (pos if pos and pos not in paragraph.text else "")
-        if fits(alone):
+        size = alone(paragraph.text, pos)
+        packer = _Packer(piece, pos, fits) if size > chunk_token_num else None
+        if packer is None or len(packer.atoms) <= 1:
+            # fits, or one atom that cannot be cut: it stays whole, even over the cap
             expanded.append(paragraph)
-            continue
-        packer = _Packer(piece, pos, fits)
-        if len(packer.atoms) <= 1:
-            expanded.append(paragraph)  # one atom cannot be cut: it stays whole, over the cap
+            sizes.append(size)
             continue
         packer.pack(0, len(packer.atoms), _SENTENCE)
-        expanded.extend(
-            _Paragraph("\n" + piece[a:b], paragraph.pos, paragraph.source, paragraph.start + a)
-            for a, b in packer.out
-        )
+        for a, b in packer.out:
+            fragment = "\n" + piece[a:b]
+            expanded.append(
+                _Paragraph(fragment, paragraph.pos, paragraph.source, paragraph.start + a)
+            )
+            sizes.append(alone(fragment, pos))
 
     chunks: list[_Chunk] = []
     i = 0
     while i < len(expanded):
-        if fits(_chunk_body(expanded[i : i + 1])):
-            k = _gallop(1, len(expanded) - i, lambda k, i=i: fits(_chunk_body(expanded[i : i + k])))
+        if sizes[i] <= chunk_token_num:
+            # first guess: the most paragraphs whose counts alone sum within the cap
+            k0, total = 1, sizes[i]
+            while i + k0 < len(expanded) and total + sizes[i + k0] <= chunk_token_num:
+                total += sizes[i + k0]
+                k0 += 1
+            first = i
+
+            def group_fits(k: int) -> bool:
+                return fits(_chunk_body(expanded[first : first + k]))  # noqa: B023 (called now)
+
+            k = _settle(1, k0, len(expanded) - i, group_fits)
         else:
             k = 1  # an over-cap atom: stands alone
         group = expanded[i : i + k]
@@ -560,7 +613,7 @@ def _hard_cap(
         last = group[-1]
         chunks.append(
             _Chunk(
-                _shrink_prefix(prefix, body, fits),
+                _shrink_prefix(prefix, body, chunk_token_num, count),
                 body,
                 0,
                 [p.source for p in group],
