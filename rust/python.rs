@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyList, PyString, PyTuple};
 
 use crate::batch::{self, BatchError};
 use crate::counter::TokenCounter;
@@ -136,8 +136,9 @@ fn strategy(name: &str) -> PyResult<Strategy> {
     match name {
         "over_cap" => Ok(Strategy::OverCap),
         "under_cap" => Ok(Strategy::UnderCap),
+        "hard_cap" => Ok(Strategy::HardCap),
         other => Err(PyValueError::new_err(format!(
-            "strategy must be 'over_cap' or 'under_cap', got {other:?}"
+            "strategy must be 'over_cap', 'under_cap' or 'hard_cap', got {other:?}"
         ))),
     }
 }
@@ -195,7 +196,7 @@ fn naive_merge(
         };
         match (encoding_name, counter) {
             (Some(name), _) => {
-                let count = RagflowCount(encoding(name)?);
+                let count = builtin_counter(name, opts.strategy)?;
                 detached(py, || run_merge(&sections, &opts, &count, with_sources))?
                     .map_err(|never| match never {})
             }
@@ -341,7 +342,7 @@ fn naive_merge_batch<'py>(
             strategy: strategy(strategy_name)?,
             compat: compat(compat_name)?,
         };
-        let count = RagflowCount(encoding(encoding_name)?);
+        let count = builtin_counter(encoding_name, opts.strategy)?;
         let out = PyList::empty(py);
         let mut window: Vec<DocUtf8> = Vec::new();
         let mut window_bytes = 0;
@@ -372,7 +373,7 @@ fn naive_merge_batch<'py>(
 fn merge_utf8_doc(
     doc: &DocUtf8,
     opts: &MergeOptions<'_>,
-    count: &RagflowCount<'_>,
+    count: &BuiltinCount,
 ) -> Result<Vec<String>, std::str::Utf8Error> {
     if doc.texts.is_empty() {
         return Ok(Vec::new()); // RAGFlow, every release: `if not sections: return []`
@@ -428,6 +429,95 @@ fn _panic_for_tests(py: Python<'_>, detach: bool) -> PyResult<()> {
     })
 }
 
+// --- HARD_CAP counting and chunk offsets -------------------------------------------------------
+
+/// The counter a built-in encoding merges with. HARD_CAP promises a recount within the cap, so
+/// it counts `len(encode_ordinary(text))`: special-token text counts as the text it is, where
+/// RAGFlow's convention (`count_or_zero`, every other strategy) would count it as 0.
+enum BuiltinCount {
+    Ragflow(RagflowCount<'static>),
+    Ordinary(&'static Tokenizer),
+}
+
+impl TokenCounter for BuiltinCount {
+    type Error = std::convert::Infallible;
+
+    fn count(&self, text: &str) -> Result<usize, Self::Error> {
+        match self {
+            BuiltinCount::Ragflow(c) => c.count(text),
+            BuiltinCount::Ordinary(tok) => Ok(tok.count_ordinary(text)),
+        }
+    }
+}
+
+fn builtin_counter(name: &str, strategy: Strategy) -> PyResult<BuiltinCount> {
+    let tok = encoding(name)?;
+    Ok(match strategy {
+        Strategy::HardCap => BuiltinCount::Ordinary(tok),
+        _ => BuiltinCount::Ragflow(RagflowCount(tok)),
+    })
+}
+
+fn i64_bytes<'py>(py: Python<'py>, values: &[i64]) -> Bound<'py, PyByteArray> {
+    let mut raw = Vec::with_capacity(values.len() * 8);
+    for v in values {
+        raw.extend_from_slice(&v.to_ne_bytes());
+    }
+    PyByteArray::new(py, &raw)
+}
+
+type OffsetBuffers<'py> = (
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+    Bound<'py, PyByteArray>,
+);
+
+/// `naive_merge_offsets` (v0.27, one plain string): `(starts, ends, prefix_lens)` as three
+/// bytearrays of native-endian int64 for `numpy.frombuffer` (writable arrays), no per-chunk Python object.
+#[pyfunction]
+#[pyo3(signature = (text, chunk_token_num, delimiter, overlapped_percent, strategy_name, encoding_name, counter))]
+#[allow(clippy::too_many_arguments)]
+fn naive_merge_offsets<'py>(
+    py: Python<'py>,
+    text: PyBackedStr,
+    chunk_token_num: f64,
+    delimiter: PyBackedStr,
+    overlapped_percent: f64,
+    strategy_name: &str,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'py, PyAny>>,
+) -> PyResult<OffsetBuffers<'py>> {
+    contain(py, || {
+        let opts = MergeOptions {
+            chunk_token_num,
+            delimiter: &delimiter,
+            overlapped_percent,
+            strategy: strategy(strategy_name)?,
+            compat: Compat::V27,
+        };
+        let offsets = match (encoding_name, counter) {
+            (Some(name), _) => {
+                let count = builtin_counter(name, opts.strategy)?;
+                match detached(py, || merge::naive_merge_offsets(&text, &opts, &count))? {
+                    Ok(offsets) => offsets,
+                    Err(never) => match never {},
+                }
+            }
+            (None, Some(f)) => merge::naive_merge_offsets(&text, &opts, &PyCounter { f })?,
+            (None, None) => {
+                return Err(PyValueError::new_err(
+                    "naive_merge_offsets needs an encoding name or a counter",
+                ))
+            }
+        };
+        Ok((
+            i64_bytes(py, &offsets.starts),
+            i64_bytes(py, &offsets.ends),
+            i64_bytes(py, &offsets.prefix_lens),
+        ))
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -443,5 +533,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(extract_positions, m)?)?;
     m.add_function(wrap_pyfunction!(parse_delimiter_field, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(naive_merge_offsets, m)?)?;
     Ok(())
 }

@@ -208,6 +208,7 @@ fn v27_budgets_hold() {
                 let total: f64 = sizes.iter().sum();
                 match strategy {
                     Strategy::UnderCap => assert!(total <= cap || sizes.len() == 1),
+                    Strategy::HardCap => unreachable!("not in this loop"),
                     Strategy::OverCap => {
                         let head: f64 = sizes[..sizes.len() - 1].iter().sum();
                         assert!(

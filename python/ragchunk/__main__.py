@@ -33,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--overlap", type=float, default=0, help="overlapped_percent, 0-100 (0)")
     parser.add_argument(
-        "--strategy", choices=["over_cap", "under_cap"], default="over_cap", help="(over_cap)"
+        "--strategy",
+        choices=["over_cap", "under_cap", "hard_cap"],
+        default="over_cap",
+        help="(over_cap)",
     )
     parser.add_argument("--tokenizer", default="cl100k_base", help="cl100k_base or o200k_base")
     parser.add_argument("--json", action="store_true", help="print a JSON list instead")

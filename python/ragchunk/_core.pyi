@@ -12,6 +12,7 @@ __all__ = [
     "extract_positions",
     "naive_merge",
     "naive_merge_batch",
+    "naive_merge_offsets",
     "parse_delimiter_field",
     "remove_tag",
 ]
@@ -76,3 +77,14 @@ def naive_merge_batch(
 
 def _panic_for_tests(detach: bool) -> None:
     """Test hook: panics in Rust; must surface as ``ragchunk.RagchunkError``."""
+
+def naive_merge_offsets(
+    text: str,
+    chunk_token_num: float,
+    delimiter: str,
+    overlapped_percent: float,
+    strategy_name: str,
+    encoding_name: str | None,
+    counter: object | None,
+) -> tuple[bytearray, bytearray, bytearray]:
+    """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from enum import Enum
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias, overload
 
 from . import _backend
 from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
@@ -22,6 +22,7 @@ __all__ = [
     "count_tokens",
     "extract_positions",
     "naive_merge",
+    "naive_merge_offsets",
     "naive_merge_with_images",
     "naive_merge_with_positions",
     "num_tokens_from_string",
@@ -47,10 +48,20 @@ class MergeStrategy(Enum):
     ``UNDER_CAP`` adds a paragraph only while the total stays within ``chunk_token_num``.
     A paragraph larger than ``chunk_token_num`` stands alone in both. The strings
     ``"over_cap"`` / ``"under_cap"`` and RAGFlow's own enum members are accepted too.
+
+    ``HARD_CAP`` (``"hard_cap"``) is a ragchunk extension, not in RAGFlow (``compat="v0.27"``
+    only): no returned chunk counts more than ``chunk_token_num`` tokens when the returned
+    string itself is recounted, overlap prefix and position tags included. Oversized
+    paragraphs are cut at sentence ends, then after whitespace, then between characters
+    (never inside a position tag); the overlap prefix is shortened to what still fits. The
+    one exception: a single character (or position tag) over the cap by itself stands alone.
+    Built-in encodings count special-token text as ordinary text here (RAGFlow's counter
+    would count it as 0 tokens).
     """
 
     OVER_CAP = "over_cap"
     UNDER_CAP = "under_cap"
+    HARD_CAP = "hard_cap"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,11 +103,11 @@ def _delimiter(value: object) -> str:
 
 def _strategy(value: object) -> str:
     raw = value.value if isinstance(value, Enum) else value
-    if raw in ("over_cap", "under_cap"):
+    if raw in ("over_cap", "under_cap", "hard_cap"):
         return str(raw)
     raise ValueError(
-        f"strategy must be MergeStrategy.OVER_CAP or MergeStrategy.UNDER_CAP "
-        f"(or 'over_cap' / 'under_cap'), got {value!r}"
+        f"strategy must be MergeStrategy.OVER_CAP, MergeStrategy.UNDER_CAP or "
+        f"MergeStrategy.HARD_CAP (or 'over_cap' / 'under_cap' / 'hard_cap'), got {value!r}"
     )
 
 
@@ -196,6 +207,29 @@ def _ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
     return tokens.ragflow_counter(name)
 
 
+def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], int]:
+    """The counter the pure-Python merge uses: RAGFlow's, except for HARD_CAP with a built-in
+    encoding, which counts ``len(encode_ordinary(text))`` (as the Rust core does) so that
+    special-token text cannot count as 0 and slip past the cap."""
+    if strategy != "hard_cap" or tok.builtin is None:
+        return _ragflow_counter(tok)
+    core = _backend.core()
+    name = tok.builtin
+    if core is not None:
+
+        def count(text: str) -> int:
+            try:
+                return int(core.count_ordinary(text, name))
+            except UnicodeEncodeError:
+                return int(core.count_ordinary(_fix_surrogates(text), name))
+
+        return count
+    from ._pure import tokens
+
+    encode_ordinary = tokens.load_encoding(name).encode_ordinary
+    return lambda text: len(encode_ordinary(text))
+
+
 def _merge(
     texts: list[str],
     poses: list[str | None],
@@ -237,7 +271,7 @@ def _merge(
         overlapped_percent,
         strategy,
         compat,
-        _ragflow_counter(tok),
+        _measure_counter(tok, strategy),
     )
     return chunks, (sources if with_sources else None)
 
@@ -256,6 +290,15 @@ def _prepare(
     strat = _strategy(strategy)
     comp = _compat(compat)
     _check_strategy_compat(strat, comp)
+    if strat == "hard_cap":
+        from ._pure.delimiters import has_wrapped_delimiter
+
+        if has_wrapped_delimiter(delim):
+            raise ValueError(
+                "strategy: MergeStrategy.HARD_CAP cannot be combined with a backtick token in "
+                "delimiter (RAGFlow's custom mode makes every segment a chunk, whatever its "
+                "size); use bare delimiter characters"
+            )
     return ctn, delim, ovl, strat, comp, resolve_tokenizer(tokenizer)
 
 
@@ -291,14 +334,17 @@ def naive_merge(
             ``` `text` ``` is a multi-character one. None or ``""`` means no splitting.
         overlapped_percent: 0-100; the share of the previous chunk's visible text repeated
             at the start of the next chunk.
-        strategy: ``MergeStrategy.OVER_CAP`` (default) or ``MergeStrategy.UNDER_CAP``.
+        strategy: ``MergeStrategy.OVER_CAP`` (default), ``MergeStrategy.UNDER_CAP``, or the
+            ragchunk extension ``MergeStrategy.HARD_CAP`` (v0.27 only; see
+            :class:`MergeStrategy`).
         tokenizer: ``"cl100k_base"`` (RAGFlow's), ``"o200k_base"``, a ``tiktoken.Encoding``,
             a ``tokenizers.Tokenizer`` or any callable ``str -> int``.
         compat: the RAGFlow release whose behaviour to reproduce: ``"v0.27"`` (default),
             ``"v0.26"``, ``"v0.23"`` (v0.23-v0.25) or ``"v0.22"`` (v0.20-v0.22).
 
     Returns:
-        The chunk strings, byte for byte what RAGFlow returns.
+        The chunk strings, byte for byte what RAGFlow returns (``HARD_CAP``: what the
+        strategy documents).
 
     Raises:
         TypeError: an argument of the wrong type (the message names it).
@@ -348,6 +394,109 @@ def naive_merge_with_positions(
         compat=compat,
     )
     return [(remove_tag(c), extract_positions(c)) for c in chunks]
+
+
+def _numpy() -> Any:
+    try:
+        import numpy
+    except ImportError as exc:
+        raise ImportError(
+            "naive_merge_offsets returns numpy arrays and needs numpy: "
+            "pip install 'ragchunk[numpy]'"
+        ) from exc
+    return numpy
+
+
+@overload
+def naive_merge_offsets(
+    text: str,
+    chunk_token_num: int | float = ...,
+    delimiter: str | None = ...,
+    overlapped_percent: int | float = ...,
+    strategy: MergeStrategy | str = ...,
+    *,
+    tokenizer: Any = ...,
+    return_prefix_lengths: Literal[False] = ...,
+) -> tuple[Any, Any]: ...
+
+
+@overload
+def naive_merge_offsets(
+    text: str,
+    chunk_token_num: int | float = ...,
+    delimiter: str | None = ...,
+    overlapped_percent: int | float = ...,
+    strategy: MergeStrategy | str = ...,
+    *,
+    tokenizer: Any = ...,
+    return_prefix_lengths: Literal[True],
+) -> tuple[Any, Any, Any]: ...
+
+
+def naive_merge_offsets(
+    text: str,
+    chunk_token_num: int | float = 128,
+    delimiter: str | None = DEFAULT_DELIMITER,
+    overlapped_percent: int | float = 0,
+    strategy: MergeStrategy | str = MergeStrategy.OVER_CAP,
+    *,
+    tokenizer: Any = "cl100k_base",
+    return_prefix_lengths: bool = False,
+) -> tuple[Any, Any] | tuple[Any, Any, Any]:
+    """Where the chunks of ``naive_merge(text, ...)`` come from, without building them.
+
+    For one plain string and RAGFlow v0.27 semantics (default and custom mode, every
+    strategy including ``HARD_CAP``), returns numpy int64 arrays ``(starts, ends)`` with one
+    entry per chunk ``naive_merge`` returns for the same arguments: ``text[starts[i]:ends[i]]``
+    (code-point offsets into the **original** ``text``, CR/CRLF kept) runs from the start of
+    the chunk's first piece to the end of its last piece, delimiters between them included.
+    The chunk string is then: the overlap prefix (``prefix_lengths[i]`` code points, not part
+    of the span), then each piece of the span — the span split at the delimiters, delimiters
+    and empty pieces dropped, ``"\\r\\n"``/``"\\r"`` as ``"\\n"`` — after a ``"\\n"``. With
+    ``HARD_CAP`` a piece may be cut into several fragments, each after its own ``"\\n"``. No
+    position tags are involved (a plain string has no ``pos``).
+
+    Args:
+        text: the document.
+        return_prefix_lengths: also return the overlap prefix length of every chunk (a
+            third array, code points at the start of the chunk string).
+        chunk_token_num, delimiter, overlapped_percent, strategy, tokenizer: as for
+            :func:`naive_merge`.
+
+    Raises:
+        ImportError: numpy is not installed (``pip install 'ragchunk[numpy]'``).
+
+    >>> starts, ends = naive_merge_offsets("one。two", chunk_token_num=128)
+    >>> starts.tolist(), ends.tolist()
+    ([0], [7])
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    ctn, delim, ovl, strat, _, tok = _prepare(
+        chunk_token_num, delimiter, overlapped_percent, strategy, "v0.27", tokenizer
+    )
+    np = _numpy()
+    arrays: list[Any] | None = None
+    core = _backend.core()
+    if core is not None:
+        try:
+            buffers = core.naive_merge_offsets(
+                text, ctn, delim, ovl, strat, tok.builtin, None if tok.builtin else tok.ragflow
+            )
+            arrays = [np.frombuffer(b, dtype=np.int64) for b in buffers]
+        except UnicodeEncodeError:
+            pass  # lone surrogates: the pure-Python path below handles them
+    if arrays is None:
+        from ._pure import merge
+
+        lists = merge.naive_merge_offsets(
+            text, ctn, delim, ovl, strat, _measure_counter(tok, strat)
+        )
+        arrays = [np.array(values, dtype=np.int64) for values in lists]
+    starts, ends, prefix_lengths = arrays
+    if return_prefix_lengths:
+        return starts, ends, prefix_lengths
+    return starts, ends
 
 
 def _image_texts(texts: object) -> tuple[list[str], list[str | None]]:
