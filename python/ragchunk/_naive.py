@@ -186,25 +186,29 @@ def _fix_surrogates(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def _surrogate_safe(fn: Callable[[str, str], int], name: str) -> Callable[[str], int]:
+    """``text -> fn(text, name)`` for a core counting function, lone surrogates included."""
+
+    def count(text: str) -> int:
+        try:
+            return int(fn(text, name))
+        except UnicodeEncodeError:
+            return int(fn(_fix_surrogates(text), name))
+
+    return count
+
+
 def _ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
     """A Python callable counting like RAGFlow's ``num_tokens_from_string`` for ``tok``."""
     if tok.ragflow is not None:
         return tok.ragflow
     assert tok.builtin is not None
     core = _backend.core()
-    name = tok.builtin
     if core is not None:
-
-        def count(text: str) -> int:
-            try:
-                return int(core.count_or_zero(text, name))
-            except UnicodeEncodeError:
-                return int(core.count_or_zero(_fix_surrogates(text), name))
-
-        return count
+        return _surrogate_safe(core.count_or_zero, tok.builtin)
     from ._pure import tokens
 
-    return tokens.ragflow_counter(name)
+    return tokens.ragflow_counter(tok.builtin)
 
 
 def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], int]:
@@ -214,19 +218,11 @@ def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], i
     if strategy != "hard_cap" or tok.builtin is None:
         return _ragflow_counter(tok)
     core = _backend.core()
-    name = tok.builtin
     if core is not None:
-
-        def count(text: str) -> int:
-            try:
-                return int(core.count_ordinary(text, name))
-            except UnicodeEncodeError:
-                return int(core.count_ordinary(_fix_surrogates(text), name))
-
-        return count
+        return _surrogate_safe(core.count_ordinary, tok.builtin)
     from ._pure import tokens
 
-    encode_ordinary = tokens.load_encoding(name).encode_ordinary
+    encode_ordinary = tokens.load_encoding(tok.builtin).encode_ordinary
     return lambda text: len(encode_ordinary(text))
 
 
@@ -570,10 +566,7 @@ def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
     assert tok.builtin is not None
     core = _backend.core()
     if core is not None:
-        try:
-            return int(core.count_tokens(text, tok.builtin))
-        except UnicodeEncodeError:
-            return int(core.count_tokens(_fix_surrogates(text), tok.builtin))
+        return _surrogate_safe(core.count_tokens, tok.builtin)(text)
     from ._pure import tokens
 
     return tokens.count_tokens(text, tok.builtin)
@@ -592,10 +585,7 @@ def num_tokens_from_string(string: object) -> int:
         return 0
     core = _backend.core()
     if core is not None:
-        try:
-            return int(core.count_or_zero(string, "cl100k_base"))
-        except UnicodeEncodeError:
-            return int(core.count_or_zero(_fix_surrogates(string), "cl100k_base"))
+        return _surrogate_safe(core.count_or_zero, "cl100k_base")(string)
     from ._pure import tokens
 
     return tokens.num_tokens_from_string(string)
