@@ -22,6 +22,7 @@ __all__ = ["BUILTIN_ENCODINGS", "ResolvedTokenizer", "resolve_tokenizer"]
 
 BUILTIN_ENCODINGS = ("cl100k_base", "o200k_base")
 
+
 @dataclass(frozen=True)
 class ResolvedTokenizer:
     """A tokenizer argument after validation.
