@@ -304,3 +304,25 @@ def test_bad_text() -> None:
         s.split_batch(["a"], workers=0)
     with pytest.raises(ValueError, match="language"):
         RecursiveSplitter.from_language("cobol", chunk_size=10)
+
+
+@pytest.mark.single_backend
+def test_split_batch_releases_the_gil() -> None:
+    import asyncio
+
+    if _backend.name() != "rust":
+        pytest.skip("the Python backend holds the GIL by nature")
+    texts = [d for _, d in DOCS[:30]] or ["word " * 200_000]
+    s = RecursiveSplitter(256, 20)
+
+    async def main() -> tuple[int, list[list[ragchunk.Chunk]]]:
+        ticks = 0
+        task = asyncio.create_task(asyncio.to_thread(s.split_batch, texts))
+        while not task.done():
+            await asyncio.sleep(0.001)
+            ticks += 1
+        return ticks, await task
+
+    ticks, result = asyncio.run(main())
+    assert len(result) == len(texts)
+    assert ticks > 5, "the event loop should keep running while Rust works"
