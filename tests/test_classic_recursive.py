@@ -326,3 +326,11 @@ def test_split_batch_releases_the_gil() -> None:
     ticks, result = asyncio.run(main())
     assert len(result) == len(texts)
     assert ticks > 5, "the event loop should keep running while Rust works"
+
+
+def test_large_repetition_regex_matches_langchain() -> None:
+    s = RecursiveSplitter(5, 0, ["(?:ab){1000}(?:ab){0,1000}", ""], is_separator_regex=True,
+                          length="chars")  # fmt: skip
+    assert s.split_text("abc abc") == oracle(
+        "abc abc", "chars", 5, 0, ("(?:ab){1000}(?:ab){0,1000}", ""), True, True
+    )

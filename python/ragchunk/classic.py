@@ -417,15 +417,21 @@ class RecursiveSplitter(Splitter):
         if core is None or self._rust_seps is None:
             return None
         if self._rust_of is not core:
-            self._rust = core.RecursiveCore(
-                self.chunk_size,
-                self.chunk_overlap,
-                self._rust_seps,
-                self._keep,
-                self.strip_whitespace,
-                self.length,
-                self._encoding,
-            )
+            try:
+                self._rust = core.RecursiveCore(
+                    self.chunk_size,
+                    self.chunk_overlap,
+                    self._rust_seps,
+                    self._keep,
+                    self.strip_whitespace,
+                    self.length,
+                    self._encoding,
+                )
+            except ValueError:
+                # A translated regex Rust's engine will not build (e.g. over its size limit,
+                # `a{1000}{1000}`): Python compiled it, so Python runs it.
+                self._rust_seps = None
+                return None
             self._rust_of = core
         return self._rust
 
