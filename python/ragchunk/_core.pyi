@@ -1,8 +1,13 @@
 """Type stubs for the compiled Rust core (``rust/python.rs``). Private: use ``ragchunk``."""
 
+from typing import final
+
 __all__ = [
+    "RecursiveCore",
     "__version__",
     "_panic_for_tests",
+    "character_split",
+    "character_split_batch",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -15,6 +20,11 @@ __all__ = [
     "naive_merge_offsets",
     "parse_delimiter_field",
     "remove_tag",
+    "sentence_spans",
+    "sentence_split",
+    "sentence_split_batch",
+    "token_window_split",
+    "token_window_split_batch",
 ]
 __version__: str
 
@@ -88,3 +98,80 @@ def naive_merge_offsets(
     counter: object | None,
 ) -> tuple[bytearray, bytearray, bytearray]:
     """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""
+# ---- classic splitters (issue 5): chunks are (start, end, size, joined) with code-point
+# offsets; `joined` is the chunk text only when it is not source[start:end].
+
+_ChunkTuple = tuple[int, int, int, str | None]
+
+@final
+class RecursiveCore:
+    """LangChain's RecursiveCharacterTextSplitter, configured once."""
+
+    def __new__(
+        cls,
+        chunk_size: int,
+        chunk_overlap: int,
+        separators: list[tuple[str, str | None]],
+        keep_separator: str,
+        strip_whitespace: bool,
+        length: str,
+        encoding_name: str | None = None,
+    ) -> RecursiveCore: ...
+    def split(
+        self, text: str, counter: object | None = None, with_counts: bool = True
+    ) -> list[_ChunkTuple]:
+        """Chunks of one text (``counter``: the callable for callback lengths)."""
+
+    def split_batch(self, texts: list[str], workers: int | None = None) -> list[list[_ChunkTuple]]:
+        """``split`` over many texts in parallel, in input order (built-in units only)."""
+
+def character_split(
+    text: str, chunk_size: int, chunk_overlap: int, drop_last: bool
+) -> list[_ChunkTuple]:
+    """Fixed character windows."""
+
+def character_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    drop_last: bool,
+    workers: int | None = None,
+) -> list[list[_ChunkTuple]]:
+    """Character windows over many texts in parallel."""
+
+def token_window_split(
+    text: str, chunk_size: int, chunk_overlap: int, encoding_name: str
+) -> list[_ChunkTuple]:
+    """Token windows cut at character boundaries."""
+
+def token_window_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    encoding_name: str,
+    workers: int | None = None,
+) -> list[list[_ChunkTuple]]:
+    """Token windows over many texts in parallel."""
+
+def sentence_split(
+    text: str,
+    chunk_size: int,
+    overlap_sentences: int,
+    length: str,
+    encoding_name: str | None = None,
+    counter: object | None = None,
+) -> list[_ChunkTuple]:
+    """Whole sentences packed up to chunk_size."""
+
+def sentence_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    overlap_sentences: int,
+    length: str,
+    encoding_name: str | None = None,
+    workers: int | None = None,
+) -> list[list[_ChunkTuple]]:
+    """sentence_split over many texts in parallel."""
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans in code points."""

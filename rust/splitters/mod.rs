@@ -8,6 +8,11 @@
 //!   callback, or [`CharCount`] for `length="chars"`;
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
+pub mod character;
+pub mod recursive;
+pub mod sentence;
+pub mod token_window;
+
 use std::convert::Infallible;
 
 use crate::counter::TokenCounter;

@@ -1,0 +1,124 @@
+//! Sliding windows over tokens, cut only where a character ends.
+//!
+//! The text is encoded once (`encode_ordinary`); each token's byte length gives every token
+//! edge's byte offset. A window of `chunk_size` tokens from edge `s` ends at the last edge
+//! `<= s + chunk_size` that is also a character boundary (byte-level BPE can split one
+//! character's UTF-8 bytes across tokens, and a chunk must never hold half a character). When
+//! no such edge exists after `s` — a run of tokens with no character boundary inside (one
+//! character, or two whose bytes share a token) worth more than `chunk_size` tokens — the
+//! window runs to the first character boundary after it: the one documented overflow. The
+//! next window starts at the last character-boundary edge `<= s + step` (or the first one
+//! after `s`, so it always advances), which is never after the previous window's end: no text
+//! is skipped. A window that would end where the previous one ended adds nothing and is
+//! skipped. Where every token edge is a character boundary (ASCII, most Latin text) the
+//! windows are exactly LangChain's `TokenTextSplitter`'s.
+
+use super::Span;
+use crate::counter::TokenCounter;
+use crate::tokenizer::{Tokenizer, UnknownTokenError};
+
+/// `len(encoding.encode_ordinary(text))` as a [`TokenCounter`]: special-token text is counted
+/// as ordinary text (the classic splitters never refuse a document for containing
+/// `<|endoftext|>`).
+#[derive(Clone, Copy)]
+pub struct OrdinaryCount(pub &'static Tokenizer);
+
+impl TokenCounter for OrdinaryCount {
+    type Error = std::convert::Infallible;
+
+    fn count(&self, text: &str) -> Result<usize, Self::Error> {
+        Ok(self.0.count_ordinary(text))
+    }
+}
+
+/// Byte offset of every token edge of `text` (`tokens.len() + 1` values, first 0, last
+/// `text.len()`).
+pub fn token_edges(tok: &Tokenizer, text: &str) -> Result<Vec<usize>, UnknownTokenError> {
+    let ids = tok.encode_ordinary(text);
+    let mut edges = Vec::with_capacity(ids.len() + 1);
+    let mut at = 0usize;
+    edges.push(0);
+    for id in ids {
+        at += tok.decode_bytes(&[id])?.len();
+        edges.push(at);
+    }
+    Ok(edges)
+}
+
+/// Windows over token edges `edges` (byte offsets; see [`token_edges`]) of `text`; `size` of a
+/// span is its number of tokens. Requires `chunk_size >= 1`, `chunk_overlap < chunk_size`.
+pub fn windows(text: &str, edges: &[usize], chunk_size: usize, chunk_overlap: usize) -> Vec<Span> {
+    let n = edges.len().saturating_sub(1);
+    if n == 0 || chunk_size == 0 || chunk_overlap >= chunk_size {
+        return Vec::new();
+    }
+    let step = chunk_size - chunk_overlap;
+    let ok = |k: usize| text.is_char_boundary(edges[k]);
+    let back = |from: usize, floor: usize| (floor + 1..=from).rev().find(|&k| ok(k));
+    let forward = |after: usize| (after + 1..=n).find(|&k| ok(k)).unwrap_or(n);
+    let mut out = Vec::new();
+    let mut s = 0usize;
+    loop {
+        let want = (s + chunk_size).min(n);
+        let e = back(want, s).unwrap_or_else(|| forward(want));
+        // A window that ends where the previous one did adds nothing (it can happen when
+        // snapping to a character boundary pulled both back to the same edge): skip it.
+        if out.last().map_or(true, |prev: &Span| edges[e] > prev.end) {
+            out.push(Span {
+                start: edges[s],
+                end: edges[e],
+                size: e - s,
+            });
+        }
+        if e >= n {
+            break;
+        }
+        let target = (s + step).min(n);
+        s = back(target, s).unwrap_or_else(|| forward(s));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::EncodingName;
+
+    #[test]
+    fn windows_cover_text_and_respect_chars() {
+        let tok = Tokenizer::get(EncodingName::Cl100kBase);
+        for text in [
+            "hello world, this is a test of windows",
+            "中文分词测试🦀🦀 ok 😀😀😀",
+            "",
+        ] {
+            let edges = token_edges(tok, text).unwrap();
+            for (size, overlap) in [(1, 0), (2, 1), (3, 0), (5, 2)] {
+                let spans = windows(text, &edges, size, overlap);
+                let mut covered = 0;
+                for sp in &spans {
+                    assert!(text.is_char_boundary(sp.start) && text.is_char_boundary(sp.end));
+                    assert!(sp.start <= covered, "gap before {sp:?}");
+                    covered = covered.max(sp.end);
+                    let inner_char_edge = edges
+                        .iter()
+                        .any(|&b| b > sp.start && b < sp.end && text.is_char_boundary(b));
+                    assert!(sp.size <= size || !inner_char_edge);
+                }
+                assert_eq!(covered, text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_windows_step() {
+        let tok = Tokenizer::get(EncodingName::Cl100kBase);
+        let text = "a b c d e";
+        let edges = token_edges(tok, text).unwrap();
+        let got: Vec<&str> = windows(text, &edges, 2, 1)
+            .iter()
+            .map(|s| &text[s.start..s.end])
+            .collect();
+        assert_eq!(got, ["a b", " b c", " c d", " d e"]);
+    }
+}
