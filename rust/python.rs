@@ -355,6 +355,145 @@ fn parse_delimiter_field(py: Python<'_>, field: PyBackedStr) -> PyResult<Vec<Str
     contain(py, || Ok(delimiters::parse_delimiter_field(&field)))
 }
 
+// ---- structure-aware chunkers (issue 6)
+
+use crate::splitters::markdown::{self, MdOptions, MdOutput};
+use crate::splitters::{CharCount, CharOffsets};
+
+/// One Markdown chunk for Python: code-point `(start, end)`, size, section index, and the
+/// code-point range of the added prefix (a repeated table header) or `None`.
+type MdChunkPy = (usize, usize, usize, usize, Option<(usize, usize)>);
+type MdResultPy = (Vec<MdChunkPy>, Vec<Vec<String>>);
+
+fn md_options(
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: &[usize],
+    strip_headers: bool,
+) -> PyResult<MdOptions> {
+    let mut split_levels = [false; 7];
+    for &l in levels {
+        if !(1..=6).contains(&l) {
+            return Err(PyValueError::new_err(format!(
+                "headers_to_split_on: heading levels are 1..6, got {l}"
+            )));
+        }
+        split_levels[l] = true;
+    }
+    Ok(MdOptions {
+        chunk_size,
+        overlap: chunk_overlap,
+        split_levels,
+        strip_headers,
+    })
+}
+
+fn md_to_py(text: &str, out: MdOutput) -> MdResultPy {
+    // Chunk starts are non-decreasing but ends and prefixes are not, so convert every
+    // offset in one sorted pass (CharOffsets is fastest walking forward).
+    let mut offs: Vec<usize> = Vec::with_capacity(out.chunks.len() * 4);
+    for c in &out.chunks {
+        offs.extend([c.span.start, c.span.end]);
+        if let Some((a, b)) = c.prefix {
+            offs.extend([a, b]);
+        }
+    }
+    offs.sort_unstable();
+    offs.dedup();
+    let mut conv = CharOffsets::new(text);
+    let chars: Vec<usize> = offs.iter().map(|&b| conv.char_offset(b)).collect();
+    let at = |b: usize| chars[offs.binary_search(&b).unwrap_or(0)];
+    let chunks = out
+        .chunks
+        .iter()
+        .map(|c| {
+            (
+                at(c.span.start),
+                at(c.span.end),
+                c.span.size,
+                c.section,
+                c.prefix.map(|(a, b)| (at(a), at(b))),
+            )
+        })
+        .collect();
+    (chunks, out.sections)
+}
+
+/// `MarkdownSplitter.split` in one crossing. `encoding_name` (built-in tokenizer, GIL
+/// released), `counter` (Python callable, GIL held) or neither (`length="chars"`).
+#[pyfunction]
+#[pyo3(signature = (text, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, counter))]
+#[allow(clippy::too_many_arguments)]
+fn markdown_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<MdResultPy> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let text: &str = &text;
+        match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    let out = markdown::split_markdown(text, &opts, &count)
+                        .unwrap_or_else(|never| match never {});
+                    md_to_py(text, out)
+                })
+            }
+            (None, Some(f)) => {
+                let out = markdown::split_markdown(text, &opts, &PyCounter { f })?;
+                Ok(md_to_py(text, out))
+            }
+            (None, None) => detached(py, || {
+                let out = markdown::split_markdown(text, &opts, &CharCount)
+                    .unwrap_or_else(|never| match never {});
+                md_to_py(text, out)
+            }),
+        }
+    })
+}
+
+/// `MarkdownSplitter.split_batch`: documents in parallel (rayon), GIL released. Built-in
+/// tokenizers and `length="chars"` only.
+#[pyfunction]
+#[pyo3(signature = (texts, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, workers))]
+#[allow(clippy::too_many_arguments)]
+fn markdown_split_batch(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<MdResultPy>> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let tok = encoding_name.map(encoding).transpose()?;
+        Ok(detached(py, || {
+            batch::par_map(&texts, workers, |t| {
+                let text: &str = t;
+                let out = match tok {
+                    Some(tok) => {
+                        markdown::split_markdown(text, &opts, &|s: &str| tok.count_ordinary(s))
+                    }
+                    None => markdown::split_markdown(text, &opts, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {});
+                md_to_py(text, out)
+            })
+        })??)
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -369,5 +508,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(remove_tag, m)?)?;
     m.add_function(wrap_pyfunction!(extract_positions, m)?)?;
     m.add_function(wrap_pyfunction!(parse_delimiter_field, m)?)?;
+    m.add_function(wrap_pyfunction!(markdown_split, m)?)?;
+    m.add_function(wrap_pyfunction!(markdown_split_batch, m)?)?;
     Ok(())
 }

@@ -9,6 +9,8 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "markdown_split",
+    "markdown_split_batch",
     "naive_merge",
     "naive_merge_batch",
     "parse_delimiter_field",
@@ -72,3 +74,30 @@ def naive_merge_batch(
     workers: int | None,
 ) -> list[list[str]]:
     """naive_merge over many documents in parallel, in input order."""
+
+# ---- structure-aware chunkers (issue 6)
+
+# (start, end, size, section index, added prefix (start, end) or None), code points.
+_MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
+
+def markdown_split(
+    text: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    counter: object | None,
+) -> tuple[list[_MdChunk], list[list[str]]]:
+    """MarkdownSplitter.split: chunks and the heading path of each section."""
+
+def markdown_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[tuple[list[_MdChunk], list[list[str]]]]:
+    """markdown_split over many documents in parallel, in input order."""

@@ -8,6 +8,8 @@
 //!   callback, or [`CharCount`] for `length="chars"`;
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
+pub mod markdown;
+
 use std::convert::Infallible;
 
 use crate::counter::TokenCounter;
