@@ -494,6 +494,117 @@ fn markdown_split_batch(
     })
 }
 
+/// `(start, end, size, node)` in code points.
+type TreeChunkPy = (usize, usize, usize, usize);
+
+/// `TitleTreeChunker`: chunks of a laid-out title tree (built by the Python facade).
+/// Offsets in and out are code points.
+fn title_tree_core<C: TokenCounter>(
+    text: &str,
+    parents: &[i64],
+    items: &[(usize, usize, usize)],
+    budget: usize,
+    counter: &C,
+) -> Result<Result<Vec<TreeChunkPy>, String>, C::Error> {
+    use crate::splitters::title_tree::{split_title_tree, TitleTreeError};
+    // code point -> byte offset table (one pass)
+    let mut byte_at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+    byte_at.push(text.len());
+    let nchars = byte_at.len() - 1;
+    let parents: Vec<usize> = parents
+        .iter()
+        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+        .collect();
+    let mut bitems = Vec::with_capacity(items.len());
+    for (k, &(node, s, e)) in items.iter().enumerate() {
+        if s > nchars || e > nchars {
+            return Ok(Err(format!("item {k}: span outside the text")));
+        }
+        bitems.push((node, byte_at[s], byte_at[e]));
+    }
+    match split_title_tree(text, &parents, &bitems, budget, counter) {
+        Ok(chunks) => {
+            let mut conv = CharOffsets::new(text);
+            Ok(Ok(chunks
+                .into_iter()
+                .map(|c| {
+                    let s = conv.char_offset(c.span.start);
+                    let e = conv.char_offset(c.span.end);
+                    (s, e, c.span.size, c.node)
+                })
+                .collect()))
+        }
+        Err(TitleTreeError::Layout(e)) => Ok(Err(e.to_string())),
+        Err(TitleTreeError::Count(e)) => Err(e),
+    }
+}
+
+type TreeDoc = (PyBackedStr, Vec<i64>, Vec<(usize, usize, usize)>);
+
+#[pyfunction]
+#[pyo3(signature = (text, parents, items, budget, encoding_name, counter))]
+fn title_tree_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    parents: Vec<i64>,
+    items: Vec<(usize, usize, usize)>,
+    budget: usize,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<Vec<TreeChunkPy>> {
+    contain(py, || {
+        let text: &str = &text;
+        let res = match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    title_tree_core(text, &parents, &items, budget, &count)
+                        .unwrap_or_else(|never| match never {})
+                })?
+            }
+            (None, Some(f)) => title_tree_core(text, &parents, &items, budget, &PyCounter { f })?,
+            (None, None) => detached(py, || {
+                title_tree_core(text, &parents, &items, budget, &CharCount)
+                    .unwrap_or_else(|never| match never {})
+            })?,
+        };
+        res.map_err(PyValueError::new_err)
+    })
+}
+
+/// `title_tree_split` over many laid-out documents in parallel, GIL released.
+#[pyfunction]
+#[pyo3(signature = (docs, budget, encoding_name, workers))]
+fn title_tree_split_batch(
+    py: Python<'_>,
+    docs: Vec<TreeDoc>,
+    budget: usize,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<Vec<TreeChunkPy>>> {
+    contain(py, || {
+        let tok = encoding_name.map(encoding).transpose()?;
+        let results = detached(py, || {
+            batch::par_map(&docs, workers, |(text, parents, items)| {
+                let text: &str = text;
+                match tok {
+                    Some(tok) => title_tree_core(text, parents, items, budget, &|s: &str| {
+                        tok.count_ordinary(s)
+                    }),
+                    None => title_tree_core(text, parents, items, budget, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {})
+            })
+        })??;
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|e| PyValueError::new_err(format!("docs[{i}]: {e}"))))
+            .collect()
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -510,5 +621,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_delimiter_field, m)?)?;
     m.add_function(wrap_pyfunction!(markdown_split, m)?)?;
     m.add_function(wrap_pyfunction!(markdown_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(title_tree_split, m)?)?;
+    m.add_function(wrap_pyfunction!(title_tree_split_batch, m)?)?;
     Ok(())
 }

@@ -15,6 +15,8 @@ __all__ = [
     "naive_merge_batch",
     "parse_delimiter_field",
     "remove_tag",
+    "title_tree_split",
+    "title_tree_split_batch",
 ]
 __version__: str
 
@@ -101,3 +103,21 @@ def markdown_split_batch(
     workers: int | None,
 ) -> list[tuple[list[_MdChunk], list[list[str]]]]:
     """markdown_split over many documents in parallel, in input order."""
+
+def title_tree_split(
+    text: str,
+    parents: list[int],
+    items: list[tuple[int, int, int]],
+    budget: int,
+    encoding_name: str | None,
+    counter: object | None,
+) -> list[tuple[int, int, int, int]]:
+    """TitleTreeChunker on a laid-out tree: ``(start, end, size, node)`` chunks."""
+
+def title_tree_split_batch(
+    docs: list[tuple[str, list[int], list[tuple[int, int, int]]]],
+    budget: int,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[list[tuple[int, int, int, int]]]:
+    """title_tree_split over many documents in parallel, in input order."""

@@ -708,6 +708,28 @@ impl<C: TokenCounter> Packer<'_, C> {
     }
 }
 
+/// Packs `units` (non-empty byte spans of `text`, in order) into spans of at most `budget`:
+/// the largest run of whole units that fits; a unit over budget is cut at the next `level`
+/// (2 sentences, 3 whitespace, 4 characters). Shared with the title-tree chunker.
+pub fn pack_spans<C: TokenCounter>(
+    text: &str,
+    units: &[(usize, usize)],
+    level: u8,
+    budget: usize,
+    counter: &C,
+) -> Result<Vec<Span>, C::Error> {
+    let mut packer = Packer {
+        text,
+        budget: budget.max(1),
+        counter,
+        section: 0,
+        out: Vec::new(),
+        buf: String::new(),
+    };
+    packer.pack(units, level, None, None, 0)?;
+    Ok(packer.out.into_iter().map(|c| c.span).collect())
+}
+
 /// Splits Markdown `text` into chunks of at most `opts.chunk_size` (in `counter`'s unit),
 /// cutting at the structure described in the module docs.
 pub fn split_markdown<C: TokenCounter>(

@@ -9,6 +9,7 @@
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
 pub mod markdown;
+pub mod title_tree;
 
 use std::convert::Infallible;
 
