@@ -388,24 +388,44 @@ class _Packer:
         i: int,
         minimum: int,
         prefix: tuple[int, int] | None,
+        sums: Sequence[int] | None,
     ) -> tuple[int, int] | None:
         n = len(units) - i
         start = units[i][0]
-        first = self.size(prefix, start, units[i + minimum - 1][1])
-        if first > self.budget:
-            return None
-        good, good_size = minimum, first
+        est = minimum
+        if sums is not None:
+            lo, hi = minimum, n
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if sums[i + mid] - sums[i] <= self.budget:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            est = lo
+        good, good_size = 0, 0
         bad: int | None = None
-        probe = minimum * 2
-        while good < n:
-            k = min(probe, n)
-            sz = self.size(prefix, start, units[i + k - 1][1])
+        if est > minimum:
+            sz = self.size(prefix, start, units[i + est - 1][1])
             if sz <= self.budget:
-                good, good_size = k, sz
-                probe = k * 2
+                good, good_size = est, sz
             else:
-                bad = k
-                break
+                bad = est
+        if good == 0:
+            sz = self.size(prefix, start, units[i + minimum - 1][1])
+            if sz > self.budget:
+                return None
+            good, good_size = minimum, sz
+        if bad is None:
+            step = 1
+            while good < n:
+                k = min(good + step, n)
+                sz = self.size(prefix, start, units[i + k - 1][1])
+                if sz <= self.budget:
+                    good, good_size = k, sz
+                    step *= 2
+                else:
+                    bad = k
+                    break
         if bad is not None:
             while bad - good > 1:
                 mid = (good + bad) // 2
@@ -424,11 +444,16 @@ class _Packer:
         prefix: tuple[int, int] | None,
         overlap: int,
     ) -> None:
+        sums: list[int] | None = None
+        if level < 4:  # separate unit counts (not per character: too many calls)
+            sums = [0]
+            for s, e in units:
+                sums.append(sums[-1] + self.count(self.text[s:e]))
         i = 0
         carried = 0
         while i < len(units):
             pre = prefix if i > 0 else None
-            fit = self.longest_fit(units, i, carried + 1, pre)
+            fit = self.longest_fit(units, i, carried + 1, pre, sums)
             if fit is None:
                 if carried > 0:
                     i += 1
