@@ -909,6 +909,255 @@ fn sentence_spans(py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<(usize, usi
     })
 }
 
+// ---- structure-aware chunkers (issue 6)
+
+use crate::splitters::markdown::{self, MdOptions, MdOutput};
+
+/// One Markdown chunk for Python: code-point `(start, end)`, size, section index, and the
+/// code-point range of the added prefix (a repeated table header) or `None`.
+type MdChunkPy = (usize, usize, usize, usize, Option<(usize, usize)>);
+type MdResultPy = (Vec<MdChunkPy>, Vec<Vec<String>>);
+
+fn md_options(
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: &[usize],
+    strip_headers: bool,
+) -> PyResult<MdOptions> {
+    let mut split_levels = [false; 7];
+    for &l in levels {
+        if !(1..=6).contains(&l) {
+            return Err(PyValueError::new_err(format!(
+                "headers_to_split_on: heading levels are 1..6, got {l}"
+            )));
+        }
+        split_levels[l] = true;
+    }
+    Ok(MdOptions {
+        chunk_size,
+        overlap: chunk_overlap,
+        split_levels,
+        strip_headers,
+    })
+}
+
+fn md_to_py(text: &str, out: MdOutput) -> MdResultPy {
+    // Chunk starts are non-decreasing but ends and prefixes are not, so convert every
+    // offset in one sorted pass (CharOffsets is fastest walking forward).
+    let mut offs: Vec<usize> = Vec::with_capacity(out.chunks.len() * 4);
+    for c in &out.chunks {
+        offs.extend([c.span.start, c.span.end]);
+        if let Some((a, b)) = c.prefix {
+            offs.extend([a, b]);
+        }
+    }
+    offs.sort_unstable();
+    offs.dedup();
+    let mut conv = CharOffsets::new(text);
+    let chars: Vec<usize> = offs.iter().map(|&b| conv.char_offset(b)).collect();
+    let at = |b: usize| chars[offs.binary_search(&b).unwrap_or(0)];
+    let chunks = out
+        .chunks
+        .iter()
+        .map(|c| {
+            (
+                at(c.span.start),
+                at(c.span.end),
+                c.span.size,
+                c.section,
+                c.prefix.map(|(a, b)| (at(a), at(b))),
+            )
+        })
+        .collect();
+    (chunks, out.sections)
+}
+
+/// `MarkdownSplitter.split` in one crossing. `encoding_name` (built-in tokenizer, GIL
+/// released), `counter` (Python callable, GIL held) or neither (`length="chars"`).
+#[pyfunction]
+#[pyo3(signature = (text, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, counter))]
+#[allow(clippy::too_many_arguments)]
+fn markdown_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<MdResultPy> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let text: &str = &text;
+        match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    let out = markdown::split_markdown(text, &opts, &count)
+                        .unwrap_or_else(|never| match never {});
+                    md_to_py(text, out)
+                })
+            }
+            (None, Some(f)) => {
+                let out = markdown::split_markdown(text, &opts, &PyCounter { f })?;
+                Ok(md_to_py(text, out))
+            }
+            (None, None) => detached(py, || {
+                let out = markdown::split_markdown(text, &opts, &CharCount)
+                    .unwrap_or_else(|never| match never {});
+                md_to_py(text, out)
+            }),
+        }
+    })
+}
+
+/// `MarkdownSplitter.split_batch`: documents in parallel (rayon), GIL released. Built-in
+/// tokenizers and `length="chars"` only.
+#[pyfunction]
+#[pyo3(signature = (texts, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, workers))]
+#[allow(clippy::too_many_arguments)]
+fn markdown_split_batch(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<MdResultPy>> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let tok = encoding_name.map(encoding).transpose()?;
+        Ok(detached(py, || {
+            batch::par_map(&texts, workers, |t| {
+                let text: &str = t;
+                let out = match tok {
+                    Some(tok) => {
+                        markdown::split_markdown(text, &opts, &|s: &str| tok.count_ordinary(s))
+                    }
+                    None => markdown::split_markdown(text, &opts, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {});
+                md_to_py(text, out)
+            })
+        })??)
+    })
+}
+
+/// `(start, end, size, node)` in code points.
+type TreeChunkPy = (usize, usize, usize, usize);
+
+/// `TitleTreeChunker`: chunks of a laid-out title tree (built by the Python facade).
+/// Offsets in and out are code points.
+fn title_tree_core<C: TokenCounter>(
+    text: &str,
+    parents: &[i64],
+    items: &[(usize, usize, usize)],
+    budget: usize,
+    counter: &C,
+) -> Result<Result<Vec<TreeChunkPy>, String>, C::Error> {
+    use crate::splitters::title_tree::{split_title_tree, TitleTreeError};
+    // code point -> byte offset table (one pass)
+    let mut byte_at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+    byte_at.push(text.len());
+    let nchars = byte_at.len() - 1;
+    let parents: Vec<usize> = parents
+        .iter()
+        .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+        .collect();
+    let mut bitems = Vec::with_capacity(items.len());
+    for (k, &(node, s, e)) in items.iter().enumerate() {
+        if s > nchars || e > nchars {
+            return Ok(Err(format!("item {k}: span outside the text")));
+        }
+        bitems.push((node, byte_at[s], byte_at[e]));
+    }
+    match split_title_tree(text, &parents, &bitems, budget, counter) {
+        Ok(chunks) => {
+            let mut conv = CharOffsets::new(text);
+            Ok(Ok(chunks
+                .into_iter()
+                .map(|c| {
+                    let s = conv.char_offset(c.span.start);
+                    let e = conv.char_offset(c.span.end);
+                    (s, e, c.span.size, c.node)
+                })
+                .collect()))
+        }
+        Err(TitleTreeError::Layout(e)) => Ok(Err(e.to_string())),
+        Err(TitleTreeError::Count(e)) => Err(e),
+    }
+}
+
+type TreeDoc = (PyBackedStr, Vec<i64>, Vec<(usize, usize, usize)>);
+
+#[pyfunction]
+#[pyo3(signature = (text, parents, items, budget, encoding_name, counter))]
+fn title_tree_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    parents: Vec<i64>,
+    items: Vec<(usize, usize, usize)>,
+    budget: usize,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<Vec<TreeChunkPy>> {
+    contain(py, || {
+        let text: &str = &text;
+        let res = match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    title_tree_core(text, &parents, &items, budget, &count)
+                        .unwrap_or_else(|never| match never {})
+                })?
+            }
+            (None, Some(f)) => title_tree_core(text, &parents, &items, budget, &PyCounter { f })?,
+            (None, None) => detached(py, || {
+                title_tree_core(text, &parents, &items, budget, &CharCount)
+                    .unwrap_or_else(|never| match never {})
+            })?,
+        };
+        res.map_err(PyValueError::new_err)
+    })
+}
+
+/// `title_tree_split` over many laid-out documents in parallel, GIL released.
+#[pyfunction]
+#[pyo3(signature = (docs, budget, encoding_name, workers))]
+fn title_tree_split_batch(
+    py: Python<'_>,
+    docs: Vec<TreeDoc>,
+    budget: usize,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<Vec<TreeChunkPy>>> {
+    contain(py, || {
+        let tok = encoding_name.map(encoding).transpose()?;
+        let results = detached(py, || {
+            batch::par_map(&docs, workers, |(text, parents, items)| {
+                let text: &str = text;
+                match tok {
+                    Some(tok) => title_tree_core(text, parents, items, budget, &|s: &str| {
+                        tok.count_ordinary(s)
+                    }),
+                    None => title_tree_core(text, parents, items, budget, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {})
+            })
+        })??;
+        results
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|e| PyValueError::new_err(format!("docs[{i}]: {e}"))))
+            .collect()
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -933,5 +1182,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sentence_split, m)?)?;
     m.add_function(wrap_pyfunction!(sentence_split_batch, m)?)?;
     m.add_function(wrap_pyfunction!(sentence_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(markdown_split, m)?)?;
+    m.add_function(wrap_pyfunction!(markdown_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(title_tree_split, m)?)?;
+    m.add_function(wrap_pyfunction!(title_tree_split_batch, m)?)?;
     Ok(())
 }

@@ -15,6 +15,7 @@ __version__ = "0.1.0"
 
 from . import _backend, presets
 from ._batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
+from ._chunk import Chunk, Splitter
 from ._errors import RagchunkError
 from ._naive import (
     COMPAT_FAMILIES,
@@ -31,20 +32,30 @@ from ._naive import (
 )
 from ._pure.images import LazyImage
 from .association import associate_images, boxes_overlap
+from .classic import CharacterSplitter, RecursiveSplitter, SentenceSplitter, TokenWindowSplitter
 from .papers import PaperChunk, PaperSection, chunk_paper
 from .pipeline import PipelineChunk, TokenChunker
+from .structured import MarkdownSplitter, TitleTreeChunker
 from .tables import chunk_table, table_to_text
 
 __all__ = [
     "COMPAT_FAMILIES",
+    "CharacterSplitter",
+    "Chunk",
     "LazyImage",
+    "MarkdownSplitter",
     "MergeStrategy",
     "PaperChunk",
     "PaperSection",
     "PipelineChunk",
     "Position",
     "RagchunkError",
+    "RecursiveSplitter",
+    "SentenceSplitter",
+    "Splitter",
+    "TitleTreeChunker",
     "TokenChunker",
+    "TokenWindowSplitter",
     "__version__",
     "associate_images",
     "backend",

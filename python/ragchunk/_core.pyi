@@ -15,6 +15,8 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "markdown_split",
+    "markdown_split_batch",
     "naive_merge",
     "naive_merge_batch",
     "naive_merge_offsets",
@@ -23,6 +25,8 @@ __all__ = [
     "sentence_spans",
     "sentence_split",
     "sentence_split_batch",
+    "title_tree_split",
+    "title_tree_split_batch",
     "token_window_split",
     "token_window_split_batch",
 ]
@@ -98,6 +102,7 @@ def naive_merge_offsets(
     counter: object | None,
 ) -> tuple[bytearray, bytearray, bytearray]:
     """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""
+
 # ---- classic splitters (issue 5): chunks are (start, end, size, joined) with code-point
 # offsets; `joined` is the chunk text only when it is not source[start:end].
 
@@ -175,3 +180,48 @@ def sentence_split_batch(
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans in code points."""
+
+# ---- structure-aware chunkers (issue 6)
+
+# (start, end, size, section index, added prefix (start, end) or None), code points.
+_MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
+
+def markdown_split(
+    text: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    counter: object | None,
+) -> tuple[list[_MdChunk], list[list[str]]]:
+    """MarkdownSplitter.split: chunks and the heading path of each section."""
+
+def markdown_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[tuple[list[_MdChunk], list[list[str]]]]:
+    """markdown_split over many documents in parallel, in input order."""
+
+def title_tree_split(
+    text: str,
+    parents: list[int],
+    items: list[tuple[int, int, int]],
+    budget: int,
+    encoding_name: str | None,
+    counter: object | None,
+) -> list[tuple[int, int, int, int]]:
+    """TitleTreeChunker on a laid-out tree: ``(start, end, size, node)`` chunks."""
+
+def title_tree_split_batch(
+    docs: list[tuple[str, list[int], list[tuple[int, int, int]]]],
+    budget: int,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[list[tuple[int, int, int, int]]]:
+    """title_tree_split over many documents in parallel, in input order."""

@@ -9,8 +9,10 @@
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
 pub mod character;
+pub mod markdown;
 pub mod recursive;
 pub mod sentence;
+pub mod title_tree;
 pub mod token_window;
 
 use std::convert::Infallible;

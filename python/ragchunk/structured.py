@@ -1,0 +1,571 @@
+"""Structure-aware chunkers: Markdown and title trees (JSON, HTML, code to come).
+
+Each chunker is configured once and applied to many documents (``split``, ``split_text``,
+``split_batch``), returns :class:`ragchunk.Chunk` objects with code-point offsets, and gives the
+same result on the Rust core and on the pure-Python fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import _backend
+from ._chunk import Chunk, Splitter
+from ._pure import structured as _pure
+from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
+
+__all__ = ["MarkdownSplitter", "TitleTreeChunker"]
+
+_LENGTHS = ("tokens", "chars")
+
+
+def _positive_int(value: object, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_text(text: object, name: str = "text") -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"{name} contains a lone surrogate at index {exc.start}; "
+            "decode the source with errors='replace' first"
+        ) from None
+    return text
+
+
+def _pure_counter(tok: ResolvedTokenizer | None) -> Callable[[str], int]:
+    """How the fallback counts: characters, a built-in encoding's ``encode_ordinary`` (the
+    Rust core's ``count_ordinary``: special-token text is plain text), or the callable."""
+    if tok is None:
+        return len
+    if tok.builtin is not None:
+        from ._pure.tokens import load_encoding
+
+        encode = load_encoding(tok.builtin).encode_ordinary
+        return lambda t: len(encode(t))
+    assert tok.exact is not None
+    return tok.exact
+
+
+def _heading_levels(value: object) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(
+            "headers_to_split_on must be a sequence of '#' strings such as ('#', '##'), "
+            f"got {type(value).__name__}"
+        )
+    levels = []
+    for i, h in enumerate(value):
+        if not isinstance(h, str):
+            raise TypeError(f"headers_to_split_on[{i}] must be a str, got {type(h).__name__}")
+        if not 1 <= len(h) <= 6 or h.strip("#"):
+            raise ValueError(f"headers_to_split_on[{i}] must be '#' to '######', got {h!r}")
+        levels.append(len(h))
+    return tuple(sorted(set(levels)))
+
+
+class MarkdownSplitter(Splitter):
+    """Cut Markdown into chunks that follow its headings and never break a block needlessly.
+
+    The document is cut into sections at the headings listed in ``headers_to_split_on``; each
+    chunk's ``metadata["headers"]`` is the path of those headings above it (outermost first).
+    Within a section, whole blocks (paragraphs, fenced or indented code, tables, lists, block
+    quotes, front matter, other headings) are packed into chunks of at most ``chunk_size``.
+    A block is only cut when it alone exceeds the budget: at line boundaries (a table at row
+    boundaries), a line still too long at sentence ends, then at whitespace, then between
+    characters; a single character over budget becomes a chunk of its own.
+
+    Chunk text is ``source[start:end]``, with one documented exception: when a table is cut,
+    every continuation chunk starts with the table's header and delimiter rows plus ``"\\n"``
+    (so it is still a table); that added text is in ``metadata["added_prefix"]`` and
+    ``start``/``end`` cover only the rows taken from the source. The header is repeated only
+    if it takes at most half the budget. ``token_count`` counts the whole chunk text.
+
+    The block scanner is line based (CommonMark rules for headings, fences, thematic breaks
+    and indented code, GFM tables, simplified list extent) and identical in both backends;
+    see ``rust/splitters/markdown.rs``. An unclosed fence runs to the end of the document.
+
+    Args:
+        chunk_size: the budget per chunk, in tokens (or characters with ``length="chars"``).
+        chunk_overlap: each chunk may start with trailing whole blocks of the previous chunk
+            in the same section, up to this size (never across sections, never inside a cut
+            block). ``0 <= chunk_overlap < chunk_size``.
+        headers_to_split_on: heading levels that start sections, as ``"#"`` ... ``"######"``.
+        strip_headers: leave those section headings out of the chunk text (their text stays
+            in ``metadata["headers"]``). A heading whose section has nothing else stays as
+            the section's only chunk, so no text is ever lost.
+        length: ``"tokens"`` (default) or ``"chars"`` (code points).
+        tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
+            ``length="chars"``. Special-token text is counted as plain text.
+
+    Raises:
+        TypeError, ValueError: a bad argument (the message names it).
+
+    >>> md = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\n```sh\\npip install ragchunk\\n```\\n"
+    >>> for c in MarkdownSplitter(chunk_size=64).split(md):
+    ...     print(c.metadata["headers"], repr(c.text))
+    ['Guide'] '# Guide\\n\\nIntro.'
+    ['Guide', 'Install'] '## Install\\n\\n```sh\\npip install ragchunk\\n```'
+    """
+
+    def __init__(
+        self,
+        chunk_size: int,
+        chunk_overlap: int = 0,
+        headers_to_split_on: Sequence[str] = ("#", "##", "###"),
+        strip_headers: bool = False,
+        length: str = "tokens",
+        tokenizer: Any = "cl100k_base",
+    ) -> None:
+        self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
+        self.chunk_overlap = _positive_int(chunk_overlap, "chunk_overlap", 0)
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        self._levels = _heading_levels(headers_to_split_on)
+        self.headers_to_split_on = tuple(headers_to_split_on)
+        if not isinstance(strip_headers, bool):
+            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
+        self.strip_headers = strip_headers
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok: ResolvedTokenizer | None = (
+            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        )
+        self._pure_count: Callable[[str], int] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"MarkdownSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
+            f"headers_to_split_on={self.headers_to_split_on!r}, "
+            f"strip_headers={self.strip_headers}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r})"
+        )
+
+    def _count(self) -> Callable[[str], int]:
+        if self._pure_count is None:
+            self._pure_count = _pure_counter(self._tok)
+        return self._pure_count
+
+    def _raw(self, text: str) -> tuple[list[_pure.MdChunkRaw], list[list[str]]]:
+        core = _backend.core()
+        if core is not None:
+            tok = self._tok
+            builtin = tok.builtin if tok is not None else None
+            counter = tok.exact if tok is not None and builtin is None else None
+            chunks, sections = core.markdown_split(
+                text,
+                self.chunk_size,
+                self.chunk_overlap,
+                list(self._levels),
+                self.strip_headers,
+                builtin,
+                counter,
+            )
+            return chunks, sections
+        return _pure.split_markdown(
+            text,
+            self.chunk_size,
+            self.chunk_overlap,
+            self._levels,
+            self.strip_headers,
+            self._count(),
+        )
+
+    @staticmethod
+    def _build(text: str, raw: list[_pure.MdChunkRaw], sections: list[list[str]]) -> list[Chunk]:
+        out = []
+        for start, end, size, sec, prefix in raw:
+            meta: dict[str, Any] = {"headers": list(sections[sec])}
+            body = text[start:end]
+            if prefix is not None:
+                added = text[prefix[0] : prefix[1]] + "\n"
+                meta["added_prefix"] = added
+                body = added + body
+            out.append(Chunk(body, start, end, size, meta))
+        return out
+
+    def split(self, text: str) -> list[Chunk]:
+        """Cut one Markdown document into :class:`ragchunk.Chunk` objects."""
+        text = _check_text(text)
+        raw, sections = self._raw(text)
+        return self._build(text, raw, sections)
+
+    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
+        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
+        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+            raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        docs = [_check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
+        core = _backend.core()
+        tok = self._tok
+        if core is None or (tok is not None and tok.builtin is None):
+            # The fallback, or a Python tokenizer (it needs the GIL): one after another.
+            return [self._build(t, *self._raw(t)) for t in docs]
+        results = core.markdown_split_batch(
+            docs,
+            self.chunk_size,
+            self.chunk_overlap,
+            list(self._levels),
+            self.strip_headers,
+            tok.builtin if tok is not None else None,
+            workers,
+        )
+        return [self._build(t, raw, secs) for t, (raw, secs) in zip(docs, results, strict=True)]
+
+
+# ------------------------------------------------------------------------------ title trees
+
+
+@dataclass
+class _Layout:
+    """A title tree laid out over a text: nodes in pre-order (node 0 the root) and items
+    (title lines and paragraphs) as ``(node, start, end)`` code-point spans in order."""
+
+    text: str
+    titles: list[str]
+    parents: list[int]
+    items: list[tuple[int, int, int]]
+
+    def path(self, node: int) -> list[str]:
+        out = []
+        while node > 0 or (node == 0 and self.titles[0]):
+            if self.titles[node]:
+                out.append(self.titles[node])
+            if node == 0:
+                break
+            node = self.parents[node]
+        return out[::-1]
+
+
+_TREE_SEP = "\n\n"
+
+
+def _layout_tree(tree: object) -> _Layout:
+    """Render a ``{"title": str, "content": [str | node, ...]}`` tree (or a list of nodes) as
+    text, iteratively (any depth), rejecting cycles. Titles and paragraphs are separated by
+    a blank line; empty or whitespace-only strings are left out."""
+    titles: list[str] = []
+    parents: list[int] = []
+    items: list[tuple[int, int, int]] = []
+    parts: list[str] = []
+    pos = 0
+
+    def emit(node: int, s: str) -> None:
+        nonlocal pos
+        if not s.strip():
+            return
+        if parts:
+            parts.append(_TREE_SEP)
+            pos += len(_TREE_SEP)
+        parts.append(s)
+        items.append((node, pos, pos + len(s)))
+        pos += len(s)
+
+    # frames: [node id, content list, next index, id of the dict/list on the path]
+    stack: list[list[Any]] = []
+    on_path: set[int] = set()
+
+    def where() -> str:
+        return "tree" + "".join(f'["content"][{f[2] - 1}]' for f in stack)
+
+    def enter(obj: object, parent: int) -> None:
+        if isinstance(obj, Mapping):
+            if "title" not in obj:
+                raise ValueError(f'{where()}: a node needs a "title"')
+            title = obj["title"]
+            if not isinstance(title, str):
+                raise TypeError(f'{where()}["title"] must be a str, got {type(title).__name__}')
+            content = obj.get("content", [])
+        elif isinstance(obj, (list, tuple)) and parent < 0:
+            title, content = "", obj
+        else:
+            raise TypeError(
+                f"{where()} must be a dict with title and content, got {type(obj).__name__}"
+            )
+        if isinstance(content, str) or not isinstance(content, (list, tuple)):
+            raise TypeError(
+                f'{where()}["content"] must be a list of str or nodes, got {type(content).__name__}'
+            )
+        key = id(obj)
+        if key in on_path:
+            raise ValueError(f"{where()}: cycle in the title tree")
+        on_path.add(key)
+        node = len(titles)
+        titles.append(title)
+        parents.append(parent)
+        emit(node, title)
+        stack.append([node, content, 0, key])
+
+    enter(tree, -1)
+    while stack:
+        frame = stack[-1]
+        node, content, i = frame[0], frame[1], frame[2]
+        if i >= len(content):
+            on_path.discard(frame[3])
+            stack.pop()
+            continue
+        frame[2] = i + 1
+        child = content[i]
+        if isinstance(child, str):
+            emit(node, child)
+        else:
+            enter(child, node)
+    return _Layout("".join(parts), titles, parents, items)
+
+
+def _layout_markdown(text: str) -> _Layout:
+    """Markdown headings (any level, same scanner as :class:`MarkdownSplitter`) as titles;
+    the other blocks as paragraphs."""
+    layout = _Layout(text, [""], [-1], [])
+    stack = [(0, 0)]  # (level, node)
+    for blk in _pure.scan_blocks(text):
+        if blk.kind == "heading":
+            while stack[-1][0] >= blk.level:
+                stack.pop()
+            node = len(layout.titles)
+            layout.titles.append(blk.text)
+            layout.parents.append(stack[-1][1])
+            stack.append((blk.level, node))
+        layout.items.append((stack[-1][1], blk.start, blk.end))
+    return layout
+
+
+_NUM = "零一二三四五六七八九十百千0-9"
+_NUMBERED_TITLES: list[tuple[int, re.Pattern[str]]] = [
+    (1, re.compile(rf"第[{_NUM}]+(?:编|部分)")),
+    (2, re.compile(rf"第[{_NUM}]+章|(?:Chapter|CHAPTER|Part|PART) [0-9IVXLC]+\b")),
+    (3, re.compile(rf"第[{_NUM}]+节|(?:Section|SECTION) [0-9]+\b")),
+    (4, re.compile(rf"第[{_NUM}]+条|(?:Article|ARTICLE) [0-9]+\b")),
+    (2, re.compile(r"[一二三四五六七八九十百]+、")),
+    (3, re.compile(r"[(（][一二三四五六七八九十百]+[)）]")),
+]
+_DOTTED = re.compile(r"([0-9]{1,2}(?:\.[0-9]{1,2}){0,3})(?:[ 、．]|\.(?![0-9]))")
+_NOT_TITLE_END = ("。", "；", ";", "，", ",", "：", ":")
+
+
+def _numbered_level(line: str) -> int | None:
+    """The level of a RAGFlow-style numbered title (第一章, 第二节, 1.2.3, Article 5, ...):
+    a short line (<= 64 characters stripped) starting with a numbering and not ending like
+    a sentence or a lead-in (。；，： and ASCII ;,:)."""
+    t = line.strip()
+    if not t or len(t) > 64 or t.endswith(_NOT_TITLE_END):
+        return None
+    for level, pattern in _NUMBERED_TITLES:
+        if pattern.match(t):
+            return level
+    m = _DOTTED.match(t)
+    if m and len(t) > m.end():
+        return 1 + m.group(1).count(".") + 1
+    return None
+
+
+def _layout_numbered(text: str) -> _Layout:
+    """Numbered title lines as titles; every other non-blank line a paragraph."""
+    layout = _Layout(text, [""], [-1], [])
+    stack = [(0, 0)]
+    start = 0
+    n = len(text)
+    while start <= n:
+        nl = text.find("\n", start)
+        end = n if nl < 0 else nl
+        e = end - 1 if end > start and text[end - 1] == "\r" else end
+        line = text[start:e]
+        if line.strip():
+            level = _numbered_level(line)
+            if level is not None:
+                while stack[-1][0] >= level:
+                    stack.pop()
+                node = len(layout.titles)
+                layout.titles.append(line.strip())
+                layout.parents.append(stack[-1][1])
+                stack.append((level, node))
+            layout.items.append((stack[-1][1], start, e))
+        if nl < 0:
+            break
+        start = nl + 1
+    return layout
+
+
+_TITLE_SOURCES = ("auto", "markdown", "numbered")
+
+
+class TitleTreeChunker(Splitter):
+    """Structure + length chunking over a title tree (``../shared/seeds/002_*``).
+
+    1. Each smallest-title unit (a title with the paragraphs directly under it) becomes a
+       chunk whose ``metadata["title_path"]`` is its full title path ``"A > B > C"``
+       (``metadata["titles"]`` the same as a list).
+    2. A unit over ``max_chunk_size`` is split by paragraph, then a paragraph by sentence
+       (after 。！？； or . ! ? before whitespace), never mid-sentence unless one sentence alone
+       exceeds the budget (then at whitespace, then between characters).
+    3. Small neighbours merge bottom-up while the merged text fits: siblings under the same
+       lowest title first, then up the tree. A merged chunk spanning several titles carries
+       the path of the title it was merged under.
+
+    Chunk text is always ``source[start:end]`` and includes the title lines it spans, so no
+    text is lost. The source is the text given to :meth:`split`, or for a tree given to
+    :meth:`split_tree` its rendering :meth:`render` (titles and paragraphs separated by a
+    blank line).
+
+    Where the tree comes from:
+
+    * :meth:`split_tree`: ``{"title": str, "content": [str | node, ...]}`` (or a list of
+      such nodes). Cycles raise ``ValueError``; any depth works (iterative).
+    * :meth:`split` with ``title_source="markdown"``: Markdown headings (ATX or setext, as
+      :class:`MarkdownSplitter` scans them) are the titles, the other blocks paragraphs.
+    * ``title_source="numbered"``: RAGFlow-style numbered title lines (第一编/章/节/条,
+      一、, （一）, 1 / 1.2 / 1.2.3, Chapter/Part/Section/Article N) are the titles, every other
+      non-blank line a paragraph.
+    * ``"auto"`` (default): Markdown when the text has a Markdown heading, else numbered.
+
+    Args:
+        max_chunk_size: the budget per chunk in tokens (or characters, ``length="chars"``).
+        length: ``"tokens"`` or ``"chars"``.
+        tokenizer: see :mod:`ragchunk`; unused with ``length="chars"``.
+        title_source: ``"auto"``, ``"markdown"`` or ``"numbered"``.
+
+    >>> tree = {"title": "Guide", "content": [
+    ...     {"title": "Install", "content": ["Run pip.", "Done."]},
+    ...     {"title": "Use", "content": ["Import it."]}]}
+    >>> chunker = TitleTreeChunker(24, length="chars")
+    >>> for c in chunker.split_tree(tree):
+    ...     print(repr(c.metadata["title_path"]), repr(c.text))
+    'Guide' 'Guide'
+    'Guide > Install' 'Install\\n\\nRun pip.\\n\\nDone.'
+    'Guide > Use' 'Use\\n\\nImport it.'
+    >>> [c.text for c in TitleTreeChunker(60, length="chars").split_tree(tree)]
+    ['Guide\\n\\nInstall\\n\\nRun pip.\\n\\nDone.\\n\\nUse\\n\\nImport it.']
+    """
+
+    def __init__(
+        self,
+        max_chunk_size: int,
+        length: str = "tokens",
+        tokenizer: Any = "cl100k_base",
+        title_source: str = "auto",
+    ) -> None:
+        self.max_chunk_size = _positive_int(max_chunk_size, "max_chunk_size", 1)
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        if title_source not in _TITLE_SOURCES:
+            raise ValueError(
+                f"title_source must be 'auto', 'markdown' or 'numbered', got {title_source!r}"
+            )
+        self.title_source = title_source
+        self.tokenizer = tokenizer
+        self._tok: ResolvedTokenizer | None = (
+            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        )
+        self._pure_count: Callable[[str], int] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"TitleTreeChunker(max_chunk_size={self.max_chunk_size}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r}, title_source={self.title_source!r})"
+        )
+
+    def _count(self) -> Callable[[str], int]:
+        if self._pure_count is None:
+            self._pure_count = _pure_counter(self._tok)
+        return self._pure_count
+
+    @staticmethod
+    def render(tree: object) -> str:
+        """The text a tree is chunked as (chunk offsets index into it)."""
+        return _layout_tree(tree).text
+
+    def _layout_text(self, text: str) -> _Layout:
+        if self.title_source == "markdown":
+            return _layout_markdown(text)
+        if self.title_source == "numbered":
+            return _layout_numbered(text)
+        md = _layout_markdown(text)
+        return md if len(md.titles) > 1 else _layout_numbered(text)
+
+    def _chunks(self, layout: _Layout, raw: Sequence[tuple[int, int, int, int]]) -> list[Chunk]:
+        out = []
+        paths: dict[int, list[str]] = {}
+        for start, end, size, node in raw:
+            if node not in paths:
+                paths[node] = layout.path(node)
+            titles = paths[node]
+            meta = {"title_path": " > ".join(titles), "titles": list(titles)}
+            out.append(Chunk(layout.text[start:end], start, end, size, meta))
+        return out
+
+    def _run(self, layout: _Layout) -> list[Chunk]:
+        core = _backend.core()
+        if core is not None:
+            tok = self._tok
+            builtin = tok.builtin if tok is not None else None
+            counter = tok.exact if tok is not None and builtin is None else None
+            raw = core.title_tree_split(
+                layout.text,
+                layout.parents,
+                layout.items,
+                self.max_chunk_size,
+                builtin,
+                counter,
+            )
+        else:
+            raw = _pure.split_title_tree(
+                layout.text, layout.parents, layout.items, self.max_chunk_size, self._count()
+            )
+        return self._chunks(layout, raw)
+
+    def split(self, text: str) -> list[Chunk]:
+        """Chunk a document whose titles are Markdown headings or numbered title lines."""
+        return self._run(self._layout_text(_check_text(text)))
+
+    def split_tree(self, tree: object) -> list[Chunk]:
+        """Chunk a ``{"title": ..., "content": [...]}`` tree; offsets index
+        :meth:`render` ``(tree)``.
+
+        Raises:
+            TypeError: a node, title or content of the wrong type (the message gives its
+                path, e.g. ``tree["content"][2]["title"]``).
+            ValueError: a node without a title, a cycle, a lone surrogate.
+        """
+        layout = _layout_tree(tree)
+        _check_text(layout.text, "tree")
+        return self._run(layout)
+
+    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
+        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
+        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+            raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
+        if workers is not None and workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        layouts = [self._layout_text(_check_text(t, f"texts[{i}]")) for i, t in enumerate(texts)]
+        core = _backend.core()
+        tok = self._tok
+        if core is None or (tok is not None and tok.builtin is None):
+            return [self._run(lay) for lay in layouts]
+        results = core.title_tree_split_batch(
+            [(lay.text, lay.parents, lay.items) for lay in layouts],
+            self.max_chunk_size,
+            tok.builtin if tok is not None else None,
+            workers,
+        )
+        return [self._chunks(lay, raw) for lay, raw in zip(layouts, results, strict=True)]
