@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from . import _backend
+from ._chunk import check_texts, check_workers
 from ._naive import (
     DEFAULT_DELIMITER,
     MergeStrategy,
@@ -18,16 +19,6 @@ from ._naive import (
 from ._tokenizers import resolve_tokenizer
 
 __all__ = ["count_tokens_batch", "iter_naive_merge", "naive_merge_batch"]
-
-
-def _workers(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"workers must be an int or None, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"workers must be >= 1, got {value}")
-    return value
 
 
 def naive_merge_batch(
@@ -57,7 +48,7 @@ def naive_merge_batch(
     """
     if isinstance(docs, (str, bytes)) or not isinstance(docs, Sequence):
         raise TypeError(f"docs must be a list of documents, got {type(docs).__name__}")
-    n_workers = _workers(workers)
+    n_workers = check_workers(workers)
     ctn, delim, ovl, strat, comp, tok = _prepare(
         chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer
     )
@@ -153,12 +144,8 @@ def count_tokens_batch(
     >>> count_tokens_batch(["hello world", "你好"])
     [2, 2]
     """
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-        raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
-    n_workers = _workers(workers)
+    texts = check_texts(texts)
+    n_workers = check_workers(workers)
     tok = resolve_tokenizer(tokenizer)
     core = _backend.core()
     if core is not None and tok.builtin is not None:

@@ -6,7 +6,32 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Chunk", "Splitter"]
+__all__ = ["Chunk", "Splitter", "check_texts", "check_workers"]
+
+
+def check_texts(texts: object) -> list[str]:
+    """Validate a batch of documents (a list or tuple of str, not a str) and return it as a list.
+
+    Raises:
+        TypeError: naming ``texts`` or the offending ``texts[i]``.
+    """
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+    return list(texts)
+
+
+def check_workers(workers: object) -> int | None:
+    """Validate ``workers``: None (one per core) or an int >= 1."""
+    if workers is None:
+        return None
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    return workers
 
 
 @dataclass(frozen=True)
@@ -49,10 +74,5 @@ class Splitter:
         Chunkers with a Rust implementation override this to run in parallel with the GIL
         released; this default runs one document after another.
         """
-        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
-            raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
-        return [self.split(t) for t in texts]
+        check_workers(workers)
+        return [self.split(t) for t in check_texts(texts)]

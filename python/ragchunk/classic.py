@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from . import _backend
-from ._chunk import Chunk, Splitter
+from ._chunk import Chunk, Splitter, check_texts, check_workers
 from ._pure import classic as _pure
 from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
 
@@ -120,14 +120,8 @@ def _check_text(text: object) -> str:
 
 
 def _check_texts(texts: object, workers: object) -> list[str]:
-    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-        raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
-    if workers is not None:
-        _check_int("workers", workers, 1)
-    return list(texts)
+    check_workers(workers)
+    return check_texts(texts)
 
 
 def _rust_or_pure(rust: Callable[[], Any], pure: Callable[[], Any]) -> Any:

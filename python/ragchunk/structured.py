@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _backend
-from ._chunk import Chunk, Splitter
+from ._chunk import Chunk, Splitter, check_texts, check_workers
 from ._pure import structured as _pure
 from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
 
@@ -206,12 +206,8 @@ class MarkdownSplitter(Splitter):
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents; in parallel with the GIL released on the Rust
         backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
-        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
-            raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+        check_workers(workers)
+        texts = check_texts(texts)
         docs = [_check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
         core = _backend.core()
         tok = self._tok
@@ -551,12 +547,8 @@ class TitleTreeChunker(Splitter):
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents; in parallel with the GIL released on the Rust
         backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
-        if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
-            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
-            raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
-        if workers is not None and workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
+        check_workers(workers)
+        texts = check_texts(texts)
         layouts = [self._layout_text(_check_text(t, f"texts[{i}]")) for i, t in enumerate(texts)]
         core = _backend.core()
         tok = self._tok
