@@ -1,4 +1,4 @@
-"""Structure-aware chunkers: Markdown and title trees (JSON, HTML, code to come).
+"""Structure-aware chunkers: Markdown, title trees and JSON (HTML, code to come).
 
 Each chunker is configured once and applied to many documents (``split``, ``split_text``,
 ``split_batch``), returns :class:`ragchunk.Chunk` objects with code-point offsets, and gives the
@@ -7,6 +7,8 @@ same result on the Rust core and on the pure-Python fallback.
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from ._chunk import Chunk, Splitter, check_texts, check_workers
 from ._pure import structured as _pure
 from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
 
-__all__ = ["MarkdownSplitter", "TitleTreeChunker"]
+__all__ = ["JSONSplitter", "MarkdownSplitter", "TitleTreeChunker"]
 
 _LENGTHS = ("tokens", "chars")
 
@@ -561,3 +563,166 @@ class TitleTreeChunker(Splitter):
             workers,
         )
         return [self._chunks(lay, raw) for lay, raw in zip(layouts, results, strict=True)]
+
+
+# ------------------------------------------------------------------------------------ JSON
+
+
+def _check_json_value(data: object) -> None:
+    """Reject what cannot be chunk JSON: non-str dict keys, non-JSON types, NaN/Infinity,
+    cycles. Iterative, so any depth is checked (serialization still has Python's limit)."""
+    stack: list[tuple[object, str, bool]] = [(data, "data", False)]
+    on_path: set[int] = set()
+    while stack:
+        value, where, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(value))
+        elif isinstance(value, (dict, list, tuple)):
+            if id(value) in on_path:
+                raise ValueError(f"{where}: cycle in the JSON data")
+            on_path.add(id(value))
+            stack.append((value, where, True))
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    if not isinstance(k, str):
+                        raise TypeError(f"{where}: keys must be str, got {type(k).__name__}")
+                    _check_text(k, f"{where} key")
+                    stack.append((v, f"{where}[{k!r}]", False))
+            else:
+                for i, v in enumerate(value):
+                    stack.append((v, f"{where}[{i}]", False))
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise ValueError(f"{where}: {value!r} is not valid JSON")
+        elif isinstance(value, str):
+            _check_text(value, where)
+        elif value is not None and not isinstance(value, (bool, int)):
+            raise TypeError(
+                f"{where} must be dict, list, str, int, float, bool or None, "
+                f"got {type(value).__name__}"
+            )
+
+
+class JSONSplitter(Splitter):
+    """Cut JSON into chunks that are each a valid JSON object keeping every value at its
+    full path from the root (``{"a": {"b": {"c": 1}}}``), like LangChain's
+    ``RecursiveJsonSplitter``.
+
+    The tree is walked depth first, in document order. Each entry (a key's value) joins the
+    open chunk while the chunk's serialization stays within ``max_chunk_size``. An entry that
+    does not fit closes the open chunk and starts a fresh one (whole if it fits alone); a
+    non-empty object or array too big on its own is recursed into. While the open chunk is
+    smaller than ``min_chunk_size`` a too-big container is recursed into *without* closing it
+    (tighter packing, more subtrees cut). A scalar, empty object or empty array too big on
+    its own, with its path, is a chunk of its own over budget: nothing is ever cut or lost.
+
+    Arrays are recursed into like objects keyed by index: an array placed whole stays an
+    array, but one that had to be cut appears in chunk text as an object with keys ``"0"``,
+    ``"1"``... (as LangChain's ``convert_lists=True``); in ``metadata["paths"]`` an index is
+    an ``int``. A scalar or empty root is one chunk.
+
+    Chunks are **re-serialized** JSON, never slices of the input, so ``start``/``end`` are
+    not character offsets: they index the leaves (scalars, empty objects/arrays) of the
+    document in depth-first order, and chunk ``i`` holds leaves ``[start, end)`` -- the
+    chunks partition ``range(number_of_leaves)`` in order. ``metadata["paths"]`` lists the
+    paths (lists of keys and indices) of the entries placed in the chunk: leaves, or whole
+    subtrees that fitted. ``token_count`` is the size of ``text``. Serialization is
+    ``json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))``.
+
+    Both backends run the same Python tree walk and serialization (the structure lives in
+    Python objects anyway, and one ``json.dumps`` makes the bytes identical by
+    construction); the Rust core does the counting for the built-in tokenizers.
+
+    Args:
+        max_chunk_size: the budget per chunk, in tokens (or characters with
+            ``length="chars"``).
+        min_chunk_size: see above; ``None`` means 0 (always close before recursing).
+            ``0 <= min_chunk_size <= max_chunk_size``.
+        length: ``"tokens"`` (default) or ``"chars"`` (code points).
+        tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
+            ``length="chars"``. Special-token text is counted as plain text.
+
+    Raises:
+        TypeError, ValueError: a bad argument (the message names it); :meth:`split` raises
+            ``ValueError`` with ``json.loads``'s line, column and position on invalid JSON.
+
+    >>> s = JSONSplitter(max_chunk_size=16, length="chars")
+    >>> [c.text for c in s.split_json({"a": {"b": 1, "c": 2}, "d": [3, 4]})]
+    ['{"a": {"b": 1}}', '{"a": {"c": 2}}', '{"d": [3, 4]}']
+    """
+
+    def __init__(
+        self,
+        max_chunk_size: int = 512,
+        min_chunk_size: int | None = None,
+        length: str = "tokens",
+        tokenizer: Any = "cl100k_base",
+    ) -> None:
+        self.max_chunk_size = _positive_int(max_chunk_size, "max_chunk_size", 1)
+        if min_chunk_size is not None:
+            _positive_int(min_chunk_size, "min_chunk_size", 0)
+            if min_chunk_size > self.max_chunk_size:
+                raise ValueError(
+                    f"min_chunk_size ({min_chunk_size}) must be <= max_chunk_size "
+                    f"({max_chunk_size})"
+                )
+        self.min_chunk_size = min_chunk_size
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok: ResolvedTokenizer | None = (
+            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"JSONSplitter(max_chunk_size={self.max_chunk_size}, "
+            f"min_chunk_size={self.min_chunk_size}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r})"
+        )
+
+    def _counter(self) -> Callable[[str], int]:
+        tok = self._tok
+        core = _backend.core()
+        if tok is not None and tok.builtin is not None and core is not None:
+            from ._naive import _surrogate_safe
+
+            return _surrogate_safe(core.count_ordinary, tok.builtin)
+        count = _pure_counter(tok)
+        if tok is None or tok.builtin is None:
+            return count
+        from ._naive import _fix_surrogates
+
+        def safe(text: str) -> int:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                text = _fix_surrogates(text)
+            return count(text)
+
+        return safe
+
+    def split_json(self, data: Any) -> list[Chunk]:
+        """Cut a parsed JSON value (dict, list, str, int, float, bool or None; tuples are
+        arrays) into :class:`ragchunk.Chunk` objects."""
+        _check_json_value(data)
+        raw = _pure.split_json(data, self.max_chunk_size, self.min_chunk_size or 0, self._counter())
+        return [
+            Chunk(text, first, end, size, {"paths": paths}) for text, first, end, size, paths in raw
+        ]
+
+    def split(self, text: str) -> list[Chunk]:
+        """Parse a JSON document (``json.loads``) and cut it (see :meth:`split_json`)."""
+        text = _check_text(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"text is not valid JSON: {exc}") from None
+        return self.split_json(data)
+
+    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
+        """:meth:`split` over many JSON documents, one after another (``workers`` is
+        validated but unused: the tree walk runs in Python). Results in input order."""
+        check_workers(workers)
+        return [self.split(_check_text(t, f"texts[{i}]")) for i, t in enumerate(check_texts(texts))]

@@ -8,10 +8,12 @@ with the Rust byte-level decisions.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["MdChunkRaw", "scan_blocks", "split_markdown"]
+__all__ = ["MdChunkRaw", "dump_json", "scan_blocks", "split_json", "split_markdown"]
 
 _WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
 _CJK_STOP = frozenset("。！？；")
@@ -628,3 +630,104 @@ def split_title_tree(
             grown = False
         pieces[node] = merged
     return [(p[0], p[1], p[2], p[3]) for p in pieces[0]]
+
+
+# ------------------------------------------------------------------------------------------
+# JSON (used by both backends: see ``ragchunk.structured.JSONSplitter``)
+
+JsonPath = list[str | int]
+JsonChunkRaw = tuple[str, int, int, int, list[JsonPath]]
+
+
+def dump_json(obj: object) -> str:
+    """The one serialization of chunk JSON (both backends)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _splittable(value: object) -> bool:
+    return isinstance(value, (dict, list, tuple)) and len(value) > 0
+
+
+def _children(value: object) -> list[tuple[str | int, object]]:
+    if isinstance(value, dict):
+        return list(value.items())
+    assert isinstance(value, (list, tuple))
+    return list(enumerate(value))
+
+
+def _leaf_count(value: object) -> int:
+    if not _splittable(value):
+        return 1
+    return sum(_leaf_count(v) for _, v in _children(value))
+
+
+def split_json(
+    data: object, budget: int, min_size: int, count: Callable[[str], int]
+) -> list[JsonChunkRaw]:
+    """Greedy depth-first packing of a parsed JSON value into ``(text, first_leaf, end_leaf,
+    size, paths)`` chunks. Each entry (a key's value at its full path) joins the open chunk if
+    the serialized chunk stays within ``budget``; otherwise a non-empty container is recursed
+    into (still filling the open chunk while it is below ``min_size``, else in a fresh one)
+    and a scalar or empty container starts a fresh chunk, alone even if over budget."""
+    budget = max(budget, 1)
+    if not _splittable(data):
+        text = dump_json(data)
+        return [(text, 0, 1, count(text), [[]])]
+    out: list[JsonChunkRaw] = []
+    cur: dict[str, Any] = {}
+    paths: list[JsonPath] = []
+    state = {"size": 0, "first": 0, "leaves": 0}
+
+    def close() -> None:
+        if paths:
+            first = state["first"]
+            out.append((dump_json(cur), first, first + state["leaves"], state["size"], paths[:]))
+            state["first"] = first + state["leaves"]
+        cur.clear()
+        paths.clear()
+        state["size"] = 0
+        state["leaves"] = 0
+
+    def try_add(path: JsonPath, value: object, force: bool) -> bool:
+        node = cur
+        created: tuple[dict[str, Any], str] | None = None
+        for key in path[:-1]:
+            k = str(key)
+            if k not in node:
+                node[k] = {}
+                if created is None:
+                    created = (node, k)
+            node = node[k]
+        last = str(path[-1])
+        node[last] = value
+        size = count(dump_json(cur))
+        if size > budget and not force:
+            if created is None:
+                del node[last]
+            else:
+                del created[0][created[1]]
+            return False
+        paths.append(list(path))
+        state["size"] = size
+        state["leaves"] += _leaf_count(value)
+        return True
+
+    def place(path: JsonPath, value: object) -> None:
+        if paths:
+            if try_add(path, value, False):
+                return
+            if _splittable(value) and state["size"] < min_size:
+                visit(path, value)
+                return
+            close()
+        if try_add(path, value, not _splittable(value)):
+            return
+        visit(path, value)
+
+    def visit(path: JsonPath, value: object) -> None:
+        for key, child in _children(value):
+            place([*path, key], child)
+
+    visit([], data)
+    close()
+    return out
