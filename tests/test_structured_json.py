@@ -237,3 +237,12 @@ def test_repr_and_doctest() -> None:
     for t in finder.find(structured.JSONSplitter, "JSONSplitter", globs=vars(structured)):
         runner.run(t)
     assert runner.failures == 0
+
+
+def test_custom_tokenizer_and_o200k() -> None:
+    data = {"a": "one two three", "b": ["four five", "six"], "c": {"d": "seven eight nine ten"}}
+    words = JSONSplitter(max_chunk_size=5, tokenizer=lambda t: len(t.split()))
+    chunks = words.split_json(data)
+    _check(data, chunks, 5, lambda t: len(t.split()))
+    o200 = JSONSplitter(max_chunk_size=12, tokenizer="o200k_base").split_json(data)
+    assert len(o200) > 1 and all(json.loads(c.text) for c in o200)
