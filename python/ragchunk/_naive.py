@@ -591,23 +591,29 @@ def num_tokens_from_string(string: object) -> int:
     return tokens.num_tokens_from_string(string)
 
 
+def _positions_call(name: str, txt: object) -> Any:
+    """``name`` (remove_tag / extract_positions) from the active backend; text with lone
+    surrogates cannot cross into Rust, so it takes the pure-Python twin."""
+    if not isinstance(txt, str):
+        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
+    core = _backend.core()
+    if core is not None:
+        try:
+            return getattr(core, name)(txt)
+        except UnicodeEncodeError:
+            pass
+    from ._pure import positions
+
+    return getattr(positions, name)(txt)
+
+
 def remove_tag(txt: str) -> str:
     """Remove RAGFlow position tags: ``re.sub(r"@@[\\t0-9.-]+?##", "", txt)``.
 
     >>> remove_tag("text@@1\\t2.0\\t3.0\\t4.0\\t5.0##")
     'text'
     """
-    if not isinstance(txt, str):
-        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
-    core = _backend.core()
-    if core is not None:
-        try:
-            return str(core.remove_tag(txt))
-        except UnicodeEncodeError:
-            pass
-    from ._pure import positions
-
-    return positions.remove_tag(txt)
+    return str(_positions_call("remove_tag", txt))
 
 
 def extract_positions(txt: str) -> list[Position]:
@@ -619,14 +625,4 @@ def extract_positions(txt: str) -> list[Position]:
     >>> extract_positions("a@@3-4\\t10.0\\t20.0\\t30.0\\t40.0##")
     [([2, 3], 10.0, 20.0, 30.0, 40.0)]
     """
-    if not isinstance(txt, str):
-        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
-    core = _backend.core()
-    if core is not None:
-        try:
-            return list(core.extract_positions(txt))
-        except UnicodeEncodeError:
-            pass
-    from ._pure import positions
-
-    return positions.extract_positions(txt)
+    return list(_positions_call("extract_positions", txt))

@@ -478,7 +478,24 @@ class RecursiveSplitter(Splitter):
         return [_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
 
-class CharacterSplitter(Splitter):
+class _WindowSplitter(Splitter):
+    """What the two fixed-window splitters share: chunks are ``_tuples(text)`` slices."""
+
+    def _tuples(self, text: str) -> list[_ChunkTuple]:
+        raise NotImplementedError
+
+    def split(self, text: str) -> list[Chunk]:
+        """Windows of ``text``; ``token_count`` is the window's size in the splitter's unit."""
+        text = _check_text(text)
+        return _chunks(text, self._tuples(text))
+
+    def split_text(self, text: str) -> list[str]:
+        """Just the window strings."""
+        text = _check_text(text)
+        return [text[s:e] for s, e, _, _ in self._tuples(text)]
+
+
+class CharacterSplitter(_WindowSplitter):
     """Fixed windows of ``chunk_size`` characters (code points), stepping by
     ``chunk_size - chunk_overlap``.
 
@@ -519,16 +536,6 @@ class CharacterSplitter(Splitter):
         )
         return result
 
-    def split(self, text: str) -> list[Chunk]:
-        """Windows of ``text``; ``token_count`` is the window's length in characters."""
-        text = _check_text(text)
-        return _chunks(text, self._tuples(text))
-
-    def split_text(self, text: str) -> list[str]:
-        """Just the window strings."""
-        text = _check_text(text)
-        return [text[s:e] for s, e, _, _ in self._tuples(text)]
-
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many texts, in parallel on the Rust backend, in input order."""
         docs = _check_texts(texts, workers)
@@ -544,7 +551,7 @@ class CharacterSplitter(Splitter):
         return [_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
 
-class TokenWindowSplitter(Splitter):
+class TokenWindowSplitter(_WindowSplitter):
     """Sliding windows of ``chunk_size`` tokens stepping by ``chunk_size - chunk_overlap``.
 
     The text is encoded once (``encode_ordinary``: special-token strings are ordinary text);
@@ -637,16 +644,6 @@ class TokenWindowSplitter(Splitter):
             pure,
         )
         return result
-
-    def split(self, text: str) -> list[Chunk]:
-        """Windows of ``text``; ``token_count`` is the window's number of tokens."""
-        text = _check_text(text)
-        return _chunks(text, self._tuples(text))
-
-    def split_text(self, text: str) -> list[str]:
-        """Just the window strings."""
-        text = _check_text(text)
-        return [text[s:e] for s, e, _, _ in self._tuples(text)]
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many texts, in parallel on the Rust backend, in input order."""
