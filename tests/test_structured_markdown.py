@@ -212,7 +212,8 @@ def test_corpus_blocks_that_fit_are_never_cut(name: str, text: str) -> None:
     splitter = MarkdownSplitter(size, length="chars")
     chunks = splitter.split(text)
     for blk in pure.scan_blocks(text):
-        if blk.kind in ("fence", "table", "list", "front_matter") and blk.end - blk.start <= size:
+        kept = ("fence", "table", "list", "html", "front_matter")
+        if blk.kind in kept and blk.end - blk.start <= size:
             assert any(c.start <= blk.start and blk.end <= c.end for c in chunks), blk
 
 
@@ -298,6 +299,19 @@ _LINES = st.sampled_from(
         "中文句子。第二句！",
         "\t tab line",
         "x\r",
+        "* star item",
+        "3) paren item",
+        "<!-- comment",
+        "-->",
+        "<style>",
+        "</STYLE>",
+        "<pre class=x>",
+        "<?php",
+        "?>",
+        "<!DOCTYPE html>",
+        "<![CDATA[",
+        "]]>",
+        "<div>",
     ]
 )
 _DOCS = st.lists(

@@ -82,9 +82,10 @@ class MarkdownSplitter(Splitter):
     chunk's ``metadata["headers"]`` is the path of those headings above it (outermost first).
     Within a section, whole blocks (paragraphs, fenced or indented code, tables, lists, block
     quotes, front matter, other headings) are packed into chunks of at most ``chunk_size``.
-    A block is only cut when it alone exceeds the budget: at line boundaries (a table at row
-    boundaries), a line still too long at sentence ends, then at whitespace, then between
-    characters; a single character over budget becomes a chunk of its own.
+    A block is only cut when it alone exceeds the budget: a list between its items, then at
+    line boundaries (a table at row boundaries), a line still too long at sentence ends, then
+    at whitespace, then between characters; a single character over budget becomes a chunk
+    of its own.
 
     Chunk text is ``source[start:end]``, with one documented exception: when a table is cut,
     every continuation chunk starts with the table's header and delimiter rows plus ``"\\n"``
@@ -92,9 +93,10 @@ class MarkdownSplitter(Splitter):
     ``start``/``end`` cover only the rows taken from the source. The header is repeated only
     if it takes at most half the budget. ``token_count`` counts the whole chunk text.
 
-    The block scanner is line based (CommonMark rules for headings, fences, thematic breaks
-    and indented code, GFM tables, simplified list extent) and identical in both backends;
-    see ``rust/splitters/markdown.rs``. An unclosed fence runs to the end of the document.
+    The block scanner is line based (CommonMark rules for headings, fences, thematic breaks,
+    indented code, HTML blocks and list markers, GFM tables, simplified list extent) and
+    identical in both backends; see ``rust/splitters/markdown.rs``. An unclosed fence or HTML
+    block (``<!--`` without ``-->``, ...) runs to the end of the document.
 
     Args:
         chunk_size: the budget per chunk, in tokens (or characters with ``length="chars"``).

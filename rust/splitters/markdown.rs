@@ -39,6 +39,10 @@ pub enum BlockKind {
     Fence,
     /// Indented code block.
     IndentedCode,
+    /// HTML block of CommonMark types 1-5 (`<script>`/`<pre>`/`<style>`/`<textarea>`,
+    /// comment, processing instruction, declaration, CDATA): runs to its end marker, across
+    /// blank lines (unclosed, to the last non-blank line of the document).
+    Html,
     /// GFM table: header row, delimiter row, body rows.
     Table,
     /// A list (all its items and their indented continuation).
@@ -227,17 +231,81 @@ fn setext(s: &[u8]) -> Option<usize> {
     }
 }
 
-fn list_item(s: &[u8]) -> bool {
+/// The marker kind of a list item line (`-`, `+` or `*`; `.` or `)` for an ordered list),
+/// or `None` when the line does not start a list item. Items with different markers belong
+/// to different lists (CommonMark).
+fn list_marker(s: &[u8]) -> Option<u8> {
     let (ind, t) = indent(s);
     if ind >= 4 || t.is_empty() {
-        return false;
+        return None;
     }
     let sep_ok = |rest: &[u8]| rest.is_empty() || rest[0] == b' ' || rest[0] == b'\t';
     if matches!(t[0], b'-' | b'+' | b'*') {
-        return sep_ok(&t[1..]);
+        return sep_ok(&t[1..]).then_some(t[0]);
     }
     let d = t.iter().take_while(|c| c.is_ascii_digit()).count();
-    (1..=9).contains(&d) && d < t.len() && matches!(t[d], b'.' | b')') && sep_ok(&t[d + 1..])
+    if (1..=9).contains(&d) && d < t.len() && matches!(t[d], b'.' | b')') && sep_ok(&t[d + 1..]) {
+        Some(t[d])
+    } else {
+        None
+    }
+}
+
+fn list_item(s: &[u8]) -> bool {
+    list_marker(s).is_some()
+}
+
+/// The end tags of CommonMark's HTML block type 1 (any of them ends the block).
+const HTML_RAW_TAGS: [&[u8]; 4] = [b"script", b"pre", b"style", b"textarea"];
+
+/// CommonMark HTML blocks of types 1-5, the ones a blank line does not end: `<script>`,
+/// `<pre>`, `<style>`, `<textarea>` (1), comments (2), processing instructions (3),
+/// declarations (4) and CDATA (5). Returns the type, or `None`.
+fn html_open(s: &[u8]) -> Option<u8> {
+    let (ind, t) = indent(s);
+    if ind >= 4 || t.first() != Some(&b'<') {
+        return None;
+    }
+    let r = &t[1..];
+    for tag in HTML_RAW_TAGS {
+        if r.len() >= tag.len()
+            && r[..tag.len()].eq_ignore_ascii_case(tag)
+            && matches!(r.get(tag.len()), None | Some(b' ' | b'\t' | b'>'))
+        {
+            return Some(1);
+        }
+    }
+    if r.starts_with(b"!--") {
+        Some(2)
+    } else if r.starts_with(b"?") {
+        Some(3)
+    } else if r.starts_with(b"![CDATA[") {
+        Some(5)
+    } else if r.first() == Some(&b'!') && r.get(1).is_some_and(u8::is_ascii_alphabetic) {
+        Some(4)
+    } else {
+        None
+    }
+}
+
+/// Whether line `s` ends an HTML block of type `kind` (the start line counts too).
+fn html_close(s: &[u8], kind: u8) -> bool {
+    let has = |pat: &[u8]| s.windows(pat.len()).any(|w| w == pat);
+    match kind {
+        1 => HTML_RAW_TAGS.iter().any(|tag| {
+            let n = tag.len() + 3;
+            s.windows(n).any(|w| {
+                w[0] == b'<'
+                    && w[1] == b'/'
+                    && w[n - 1] == b'>'
+                    && w[2..n - 1].eq_ignore_ascii_case(tag)
+            })
+        }),
+        2 => has(b"-->"),
+        3 => has(b"?>"),
+        4 => has(b">"),
+        _ => has(b"]]>"),
+    }
 }
 
 fn quote(s: &[u8]) -> bool {
@@ -291,16 +359,23 @@ fn heading_text(bytes: &[u8]) -> String {
 /// * a fence opens with 3+ backticks or tildes (backtick info strings without backticks) and
 ///   closes with a run of the same character at least as long; unclosed, it runs to the
 ///   last non-blank line;
+/// * HTML block (CommonMark types 1–5): a line starting (indent < 4) with `<script`,
+///   `<pre`, `<style` or `<textarea` (ASCII case-insensitive, then a blank, `>` or the line
+///   end), `<!--`, `<?`, `<!` + letter, or `<![CDATA[`; it runs to the first line, the start
+///   line included, containing its end marker (`</script>`, `</pre>`, `</style>` or
+///   `</textarea>` case-insensitively; `-->`; `?>`; `>`; `]]>`); unclosed, it runs to the
+///   last non-blank line;
 /// * ATX heading: 1–6 `#` then a blank or the line end; thematic break: 3+ of one of `-*_`;
 /// * list: a `-`/`+`/`*` or 1–9 digits and `.`/`)` marker, then a blank or the line end;
 ///   the list continues over every non-blank line except an unindented (< 2 columns)
-///   heading, fence or thematic break, and over blank lines when the next non-blank line is
-///   indented 2+ columns or is itself a list item;
-/// * table: a line with `|` followed by a delimiter row; it runs until a blank line, heading
-///   or fence;
+///   heading, fence, HTML block start, thematic break or list item with a different marker
+///   (`-`, `+`, `*`, or `.`/`)` for ordered items), and over blank lines when the next
+///   non-blank line is indented 2+ columns or is a list item with the same marker;
+/// * table: a line with `|` followed by a delimiter row; it runs until a blank line, heading,
+///   fence or HTML block start;
 /// * quote: a `>` line and the non-blank lines after it;
-/// * paragraph: anything else, ended by a blank line, or by a heading, fence, thematic break,
-///   list item, quote or table start; a setext underline (`===` / `---`) turns the
+/// * paragraph: anything else, ended by a blank line, or by a heading, fence, HTML block
+///   start, thematic break, list item, quote or table start; a setext underline (`===` / `---`) turns the
 ///   paragraph above it into a heading whose text is its lines, stripped, joined by spaces.
 pub fn scan_blocks(text: &str) -> Vec<Block> {
     let spans = lines_of(text);
@@ -355,6 +430,14 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
             i = last + 1;
             continue;
         }
+        if let Some(kind) = html_open(s) {
+            let close = (i..n).find(|&k| html_close(lines[k], kind));
+            let last =
+                close.unwrap_or_else(|| (i..n).rev().find(|&k| !is_blank(lines[k])).unwrap_or(i));
+            push(BlockKind::Html, i, last);
+            i = last + 1;
+            continue;
+        }
         if let Some((level, t)) = atx(s) {
             push(
                 BlockKind::Heading {
@@ -372,7 +455,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
             i += 1;
             continue;
         }
-        if list_item(s) {
+        if let Some(marker) = list_marker(s) {
             let mut last = i;
             let mut j = i + 1;
             while j < n {
@@ -381,14 +464,20 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
                     while k < n && is_blank(lines[k]) {
                         k += 1;
                     }
-                    if k < n && (indent(lines[k]).0 >= 2 || list_item(lines[k])) {
+                    if k < n && (indent(lines[k]).0 >= 2 || list_marker(lines[k]) == Some(marker)) {
                         j = k;
                         continue;
                     }
                     break;
                 }
                 let l = lines[j];
-                if indent(l).0 < 2 && (atx(l).is_some() || fence_open(l).is_some() || thematic(l)) {
+                if indent(l).0 < 2
+                    && (atx(l).is_some()
+                        || fence_open(l).is_some()
+                        || html_open(l).is_some()
+                        || thematic(l)
+                        || list_marker(l).is_some_and(|m| m != marker))
+                {
                     break;
                 }
                 last = j;
@@ -404,6 +493,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
                 && !is_blank(lines[j])
                 && atx(lines[j]).is_none()
                 && fence_open(lines[j]).is_none()
+                && html_open(lines[j]).is_none()
             {
                 j += 1;
             }
@@ -433,6 +523,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
             }
             if atx(l).is_some()
                 || fence_open(l).is_some()
+                || html_open(l).is_some()
                 || thematic(l)
                 || list_item(l)
                 || quote(l)
@@ -540,6 +631,29 @@ fn sub_units(text: &str, s: usize, e: usize, level: u8) -> Vec<(usize, usize)> {
     }
     out
 }
+
+/// The items of the list block spanning `(s, e)`: each runs from a line starting an item at
+/// the list's own indentation (or less) to its last non-blank line, nested items included.
+fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
+    let piece = &text.as_bytes()[s..e];
+    let lines = lines_of(&text[s..e]);
+    let base = indent(&piece[lines[0].0..lines[0].1]).0;
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (j, &(a, b)) in lines.iter().enumerate() {
+        let l = &piece[a..b];
+        if j == 0 || (list_item(l) && indent(l).0 <= base) {
+            out.push((s + a, s + b));
+        } else if !is_blank(l) {
+            if let Some(last) = out.last_mut() {
+                last.1 = s + b;
+            }
+        }
+    }
+    out
+}
+
+/// Marks the units of a cut list as list items (see [`Packer::split_unit`]).
+static LIST_ITEM: BlockKind = BlockKind::List;
 
 struct Packer<'a, C> {
     text: &'a str,
@@ -733,7 +847,21 @@ impl<C: TokenCounter> Packer<'_, C> {
             self.emit(s, e, size, pre);
             return Ok(());
         }
-        let is_table = level == 0 && kinds.is_some_and(|k| *k[i] == BlockKind::Table);
+        let kind = kinds.map(|k| k[i]);
+        if kind == Some(&BlockKind::List) {
+            // A list is cut between its items first (level 1, marked as items), an item too
+            // big for the budget then between its lines (still level 1, unmarked).
+            if level == 0 {
+                let items = list_items(self.text, s, e);
+                if items.len() > 1 {
+                    let marks = vec![&LIST_ITEM; items.len()];
+                    return self.pack(&items, 1, Some(&marks), None, 0);
+                }
+            }
+            let lines = sub_units(self.text, s, e, 1);
+            return self.pack(&lines, 1, None, None, 0);
+        }
+        let is_table = level == 0 && kind == Some(&BlockKind::Table);
         let sub = sub_units(self.text, s, e, level + 1);
         if is_table && sub.len() >= 3 {
             // Header + delimiter rows form the first unit and are repeated in front of every
@@ -946,6 +1074,90 @@ mod tests {
             .collect();
         let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
         assert_eq!(strip(&joined), strip(&doc));
+    }
+
+    #[test]
+    fn html_blocks_run_to_their_end_marker() {
+        // A comment and a <style> keep their blank lines and the `#` and `-` lines inside;
+        // `<div>` (type 6) is an ordinary paragraph-like block ended by a blank line.
+        let doc = "intro\n<!--\n# not a heading\n\n- nor a list\n-->\n<STYLE>\na {}\n\nb {}\n</style >x</Style>\n\n<div>\n\n<?php\n\n?>\n<!DOCTYPE\n\nhtml>\n<![CDATA[\n\n]]>\n<!-- unclosed\n\nend\n\n";
+        let kinds: Vec<(BlockKind, usize, usize)> = scan_blocks(doc)
+            .into_iter()
+            .map(|b| (b.kind, b.first, b.last))
+            .collect();
+        use BlockKind::*;
+        assert_eq!(
+            kinds,
+            vec![
+                (Paragraph, 0, 0),
+                (Html, 1, 5),
+                (Html, 6, 10),
+                (Paragraph, 12, 12),
+                (Html, 14, 16),
+                (Html, 17, 19),
+                (Html, 20, 22),
+                (Html, 23, 25),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_new_marker_starts_a_new_list() {
+        let doc = "1. one\n2. two\n\n- a\n- b\n  * nested\n* c\n\n* d\n3) e\n";
+        let spans: Vec<(BlockKind, usize, usize)> = scan_blocks(doc)
+            .into_iter()
+            .map(|b| (b.kind, b.first, b.last))
+            .collect();
+        use BlockKind::*;
+        assert_eq!(
+            spans,
+            vec![(List, 0, 1), (List, 3, 5), (List, 6, 8), (List, 9, 9)]
+        );
+    }
+
+    #[test]
+    fn digits_alone_are_not_a_list_marker() {
+        for line in ["0", "12", "1234567890.", "1.x", "1)"] {
+            assert_eq!(
+                list_marker(line.as_bytes()),
+                (line == "1)").then_some(b')'),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn big_list_is_cut_between_items() {
+        let doc = "- alpha one\n  continued\n- beta two\n  * nested\n- gamma\n";
+        let got: Vec<String> = texts(doc, &opts(24)).into_iter().map(|c| c.0).collect();
+        assert_eq!(
+            got,
+            vec![
+                "- alpha one\n  continued",
+                "- beta two\n  * nested",
+                "- gamma"
+            ]
+        );
+        let got: Vec<String> = texts(doc, &opts(30)).into_iter().map(|c| c.0).collect();
+        assert_eq!(
+            got,
+            vec![
+                "- alpha one\n  continued",
+                "- beta two\n  * nested\n- gamma"
+            ]
+        );
+        // An item alone over budget is cut between its lines.
+        let got: Vec<String> = texts(doc, &opts(12)).into_iter().map(|c| c.0).collect();
+        assert_eq!(
+            got,
+            vec![
+                "- alpha one",
+                "  continued",
+                "- beta two",
+                "  * nested",
+                "- gamma"
+            ]
+        );
     }
 
     #[test]

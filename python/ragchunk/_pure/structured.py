@@ -21,7 +21,7 @@ _CJK_STOP = frozenset("。！？；")
 
 @dataclass(frozen=True)
 class Block:
-    kind: str  # front_matter heading fence indented_code table list quote break paragraph
+    kind: str  # front_matter heading fence indented_code html table list quote break paragraph
     first: int
     last: int
     start: int
@@ -150,22 +150,61 @@ def _isdigit(c: str) -> bool:
     return "0" <= c <= "9"
 
 
-def _list_item(s: str) -> bool:
+def _list_marker(s: str) -> str | None:
     ind, t = _indent(s)
     if ind >= 4 or not t:
-        return False
+        return None
 
     def sep_ok(rest: str) -> bool:
         return not rest or rest[0] in " \t"
 
     if t[0] in "-+*":
-        return sep_ok(t[1:])
+        return t[0] if sep_ok(t[1:]) else None
     d = 0
     for c in t:
         if not _isdigit(c):
             break
         d += 1
-    return 1 <= d <= 9 and d < len(t) and t[d] in ".)" and sep_ok(t[d + 1 :])
+    if 1 <= d <= 9 and d < len(t) and t[d] in ".)" and sep_ok(t[d + 1 :]):
+        return t[d]
+    return None
+
+
+def _list_item(s: str) -> bool:
+    return _list_marker(s) is not None
+
+
+_HTML_RAW_TAGS = ("script", "pre", "style", "textarea")
+# ASCII-only lowercasing (str.lower() also maps e.g. the Kelvin sign to "k"; Rust's
+# eq_ignore_ascii_case does not).
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def _html_open(s: str) -> int | None:
+    ind, t = _indent(s)
+    if ind >= 4 or t[:1] != "<":
+        return None
+    r = t[1:]
+    for tag in _HTML_RAW_TAGS:
+        n = len(tag)
+        if r[:n].translate(_ASCII_LOWER) == tag and r[n : n + 1] in ("", " ", "\t", ">"):
+            return 1
+    if r.startswith("!--"):
+        return 2
+    if r.startswith("?"):
+        return 3
+    if r.startswith("![CDATA["):
+        return 5
+    if r[:1] == "!" and "a" <= r[1:2].translate(_ASCII_LOWER) <= "z":
+        return 4
+    return None
+
+
+def _html_close(s: str, kind: int) -> bool:
+    if kind == 1:
+        low = s.translate(_ASCII_LOWER)
+        return any(f"</{tag}>" in low for tag in _HTML_RAW_TAGS)
+    return {2: "-->", 3: "?>", 4: ">"}.get(kind, "]]>") in s
 
 
 def _quote(s: str) -> bool:
@@ -245,6 +284,18 @@ def scan_blocks(text: str) -> list[Block]:
             push("fence", i, last)
             i = last + 1
             continue
+        hk = _html_open(s)
+        if hk is not None:
+            last = -1
+            for k in range(i, n):
+                if _html_close(lines[k], hk):
+                    last = k
+                    break
+            if last < 0:  # unclosed: runs to the last non-blank line of the document
+                last = next(k for k in range(n - 1, i - 1, -1) if not _blank(lines[k]))
+            push("html", i, last)
+            i = last + 1
+            continue
         h = _atx(s)
         if h is not None:
             push("heading", i, i, h[0], h[1])
@@ -254,7 +305,8 @@ def scan_blocks(text: str) -> list[Block]:
             push("break", i, i)
             i += 1
             continue
-        if _list_item(s):
+        marker = _list_marker(s)
+        if marker is not None:
             last = i
             j = i + 1
             while j < n:
@@ -262,13 +314,18 @@ def scan_blocks(text: str) -> list[Block]:
                     k = j
                     while k < n and _blank(lines[k]):
                         k += 1
-                    if k < n and (_indent(lines[k])[0] >= 2 or _list_item(lines[k])):
+                    if k < n and (_indent(lines[k])[0] >= 2 or _list_marker(lines[k]) == marker):
                         j = k
                         continue
                     break
                 ln = lines[j]
+                m = _list_marker(ln)
                 if _indent(ln)[0] < 2 and (
-                    _atx(ln) is not None or _fence_open(ln) is not None or _thematic(ln)
+                    _atx(ln) is not None
+                    or _fence_open(ln) is not None
+                    or _html_open(ln) is not None
+                    or _thematic(ln)
+                    or (m is not None and m != marker)
                 ):
                     break
                 last = j
@@ -283,6 +340,7 @@ def scan_blocks(text: str) -> list[Block]:
                 and not _blank(lines[j])
                 and _atx(lines[j]) is None
                 and _fence_open(lines[j]) is None
+                and _html_open(lines[j]) is None
             ):
                 j += 1
             push("table", i, j - 1)
@@ -308,6 +366,7 @@ def scan_blocks(text: str) -> list[Block]:
             if (
                 _atx(ln) is not None
                 or _fence_open(ln) is not None
+                or _html_open(ln) is not None
                 or _thematic(ln)
                 or _list_item(ln)
                 or _quote(ln)
@@ -367,6 +426,21 @@ def _sub_units(text: str, s: int, e: int, level: int) -> list[tuple[int, int]]:
             out.append((s + start, s + t))
     else:
         out = [(k, k + 1) for k in range(s, e)]
+    return out
+
+
+def _list_items(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Twin of the Rust ``list_items``: the items of the list block ``(s, e)``."""
+    lines = _lines(text[s:e])
+    piece = text[s:e]
+    base = _indent(piece[lines[0][0] : lines[0][1]])[0]
+    out: list[tuple[int, int]] = []
+    for j, (a, b) in enumerate(lines):
+        ln = piece[a:b]
+        if j == 0 or (_list_item(ln) and _indent(ln)[0] <= base):
+            out.append((s + a, s + b))
+        elif not _blank(ln) and out:
+            out[-1] = (out[-1][0], s + b)
     return out
 
 
@@ -488,7 +562,17 @@ class _Packer:
         if level >= 4:
             self.out.append((s, e, self.size(pre, s, e), self.section, pre))
             return
-        is_table = level == 0 and kinds is not None and kinds[i] == "table"
+        kind = kinds[i] if kinds is not None else None
+        if kind == "list":
+            # Cut between items first (level 1, marked), then an item between its lines.
+            if level == 0:
+                items = _list_items(self.text, s, e)
+                if len(items) > 1:
+                    self.pack(items, 1, ["list"] * len(items), None, 0)
+                    return
+            self.pack(_sub_units(self.text, s, e, 1), 1, None, None, 0)
+            return
+        is_table = level == 0 and kind == "table"
         sub = _sub_units(self.text, s, e, level + 1)
         if is_table and len(sub) >= 3:
             head = (sub[0][0], sub[1][1])
