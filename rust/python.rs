@@ -109,6 +109,35 @@ fn count_ordinary(py: Python<'_>, text: PyBackedStr, encoding_name: &str) -> PyR
     })
 }
 
+/// Resumable `count_ordinary` for text edited only near its end (JSONSplitter): the tokens
+/// of `text[start:]` (`start` a byte offset returned by an earlier call on text with the same
+/// bytes before it, or 0), and a later resume point before the last `tail` bytes with the
+/// tokens up to it: `(count, stable, count_to_stable)`. With `stop_above`, counting stops
+/// once past it (`count` is then only known to be above). Small calls: the GIL is kept.
+#[pyfunction]
+#[pyo3(signature = (text, encoding_name, start, tail, stop_above=None))]
+fn count_ordinary_resume(
+    py: Python<'_>,
+    text: PyBackedStr,
+    encoding_name: &str,
+    start: usize,
+    tail: usize,
+    stop_above: Option<usize>,
+) -> PyResult<(usize, usize, usize)> {
+    contain(py, || {
+        let tok = encoding(encoding_name)?;
+        let r = tok
+            .count_ordinary_resume(&text, start, tail, stop_above)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "start: {start} is not a character boundary of text ({} bytes)",
+                    text.len()
+                ))
+            })?;
+        Ok((r.count, r.stable, r.count_to_stable))
+    })
+}
+
 /// `encoding.encode_ordinary(text)`: the token ids (tests compare them with tiktoken's).
 #[pyfunction]
 fn encode_ordinary(py: Python<'_>, text: PyBackedStr, encoding_name: &str) -> PyResult<Vec<u32>> {
@@ -1164,6 +1193,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(count_or_zero, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary, m)?)?;
+    m.add_function(wrap_pyfunction!(count_ordinary_resume, m)?)?;
     m.add_function(wrap_pyfunction!(encode_ordinary, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary_batch, m)?)?;
     m.add_function(wrap_pyfunction!(count_batch, m)?)?;

@@ -67,6 +67,8 @@ def _check(data: Any, chunks: list[Chunk], size: int, count: Any) -> None:
     for c in chunks:
         assert c.start < c.end
         obj = json.loads(c.text)
+        # The text is built incrementally; it must be exactly the one serialization.
+        assert c.text == json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
         assert c.token_count == count(c.text)
         n = 0
         for path in c.metadata["paths"]:

@@ -12,6 +12,7 @@ __all__ = [
     "count_or_zero",
     "count_ordinary",
     "count_ordinary_batch",
+    "count_ordinary_resume",
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
@@ -40,6 +41,14 @@ def count_or_zero(text: str, encoding_name: str) -> int:
 
 def count_ordinary(text: str, encoding_name: str) -> int:
     """``len(encoding.encode_ordinary(text))``."""
+
+def count_ordinary_resume(
+    text: str, encoding_name: str, start: int, tail: int, stop_above: int | None = None
+) -> tuple[int, int, int]:
+    """Tokens of ``text[start:]`` (``start`` a byte offset from an earlier call on text with
+    the same bytes before it, or 0) and a resume point before the last ``tail`` bytes:
+    ``(count, stable, count_to_stable)``. With ``stop_above``, counting stops once past it
+    (``count`` is then only known to be above it)."""
 
 def encode_ordinary(text: str, encoding_name: str) -> list[int]:
     """``encoding.encode_ordinary(text)``: token ids."""

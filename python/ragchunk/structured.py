@@ -570,37 +570,57 @@ class TitleTreeChunker(Splitter):
 # ------------------------------------------------------------------------------------ JSON
 
 
+_Where = tuple[object, "str | int"] | None  # (parent's _Where, key); None is the root
+
+
+def _where(at: _Where) -> str:
+    """``data['a'][0]...`` for a position, built only when an error is reported."""
+    keys: list[str | int] = []
+    while at is not None:
+        at, key = at  # type: ignore[assignment]
+        keys.append(key)
+    return "data" + "".join(f"[{k!r}]" for k in reversed(keys))
+
+
 def _check_json_value(data: object) -> None:
     """Reject what cannot be chunk JSON: non-str dict keys, non-JSON types, NaN/Infinity,
     cycles. Iterative, so any depth is checked (serialization still has Python's limit)."""
-    stack: list[tuple[object, str, bool]] = [(data, "data", False)]
+    stack: list[tuple[object, _Where, bool]] = [(data, None, False)]
     on_path: set[int] = set()
     while stack:
-        value, where, leaving = stack.pop()
+        value, at, leaving = stack.pop()
         if leaving:
             on_path.discard(id(value))
         elif isinstance(value, (dict, list, tuple)):
             if id(value) in on_path:
-                raise ValueError(f"{where}: cycle in the JSON data")
+                raise ValueError(f"{_where(at)}: cycle in the JSON data")
             on_path.add(id(value))
-            stack.append((value, where, True))
+            stack.append((value, at, True))
             if isinstance(value, dict):
                 for k, v in value.items():
                     if not isinstance(k, str):
-                        raise TypeError(f"{where}: keys must be str, got {type(k).__name__}")
-                    _check_text(k, f"{where} key")
-                    stack.append((v, f"{where}[{k!r}]", False))
+                        raise TypeError(f"{_where(at)}: keys must be str, got {type(k).__name__}")
+                    if not k.isascii():
+                        try:
+                            k.encode("utf-8")
+                        except UnicodeEncodeError:
+                            _check_text(k, f"{_where(at)} key")
+                    stack.append((v, (at, k), False))
             else:
                 for i, v in enumerate(value):
-                    stack.append((v, f"{where}[{i}]", False))
+                    stack.append((v, (at, i), False))
+        elif isinstance(value, str):
+            if not value.isascii():  # lone surrogates: the message names the position
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    _check_text(value, _where(at))
         elif isinstance(value, float):
             if not math.isfinite(value):
-                raise ValueError(f"{where}: {value!r} is not valid JSON")
-        elif isinstance(value, str):
-            _check_text(value, where)
+                raise ValueError(f"{_where(at)}: {value!r} is not valid JSON")
         elif value is not None and not isinstance(value, (bool, int)):
             raise TypeError(
-                f"{where} must be dict, list, str, int, float, bool or None, "
+                f"{_where(at)} must be dict, list, str, int, float, bool or None, "
                 f"got {type(value).__name__}"
             )
 
@@ -709,7 +729,20 @@ class JSONSplitter(Splitter):
         """Cut a parsed JSON value (dict, list, str, int, float, bool or None; tuples are
         arrays) into :class:`ragchunk.Chunk` objects."""
         _check_json_value(data)
-        raw = _pure.split_json(data, self.max_chunk_size, self.min_chunk_size or 0, self._counter())
+        tok = self._tok
+        core = _backend.core()
+        resume: _pure.Resume | None = None
+        if tok is not None and tok.builtin is not None and core is not None:
+            # JSON data has no lone surrogates (checked above): count the text as is.
+            enc, resume_core = tok.builtin, core.count_ordinary_resume
+
+            def resume(text: str, start: int, tail: int, stop: int | None) -> tuple[int, int, int]:
+                found: tuple[int, int, int] = resume_core(text, enc, start, tail, stop)
+                return found
+
+        raw = _pure.split_json(
+            data, self.max_chunk_size, self.min_chunk_size or 0, self._counter(), resume
+        )
         return [
             Chunk(text, first, end, size, {"paths": paths}) for text, first, end, size, paths in raw
         ]

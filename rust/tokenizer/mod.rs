@@ -12,6 +12,7 @@
 
 mod bpe;
 mod pretok;
+mod resume;
 mod unicode;
 mod vocab;
 
@@ -24,6 +25,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+pub use resume::Resume;
 use unicode::Classes;
 use vocab::Vocab;
 

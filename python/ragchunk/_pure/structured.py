@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MdChunkRaw", "dump_json", "scan_blocks", "split_json", "split_markdown"]
+__all__ = ["MdChunkRaw", "Resume", "dump_json", "scan_blocks", "split_json", "split_markdown"]
 
 _WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
 _CJK_STOP = frozenset("。！？；")
@@ -723,9 +723,21 @@ JsonPath = list[str | int]
 JsonChunkRaw = tuple[str, int, int, int, list[JsonPath]]
 
 
+# One encoder (json.dumps would build a new one per call with these separators).
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+_quote_str = json.encoder.encode_basestring  # what _JSON uses for every str
+
+
 def dump_json(obj: object) -> str:
     """The one serialization of chunk JSON (both backends)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(", ", ": "))
+    return _JSON.encode(obj)
+
+
+_NOTHING = object()  # a value no JSON data can be (the empty dump memo)
+
+
+def _dump_value(value: object) -> str:
+    return _quote_str(value) if isinstance(value, str) else _JSON.encode(value)
 
 
 def _splittable(value: object) -> bool:
@@ -745,62 +757,113 @@ def _leaf_count(value: object) -> int:
     return sum(_leaf_count(v) for _, v in _children(value))
 
 
+# (text, start, tail, stop_above) -> (tokens of text[start:], next resume point, tokens up to
+# it): the Rust core's count_ordinary_resume for one encoding (rust/tokenizer/resume.rs).
+# Past stop_above (if not None) the count is only known to be above it.
+Resume = Callable[[str, int, int, "int | None"], tuple[int, int, int]]
+
+
 def split_json(
-    data: object, budget: int, min_size: int, count: Callable[[str], int]
+    data: object,
+    budget: int,
+    min_size: int,
+    count: Callable[[str], int],
+    resume: Resume | None = None,
 ) -> list[JsonChunkRaw]:
     """Greedy depth-first packing of a parsed JSON value into ``(text, first_leaf, end_leaf,
     size, paths)`` chunks. Each entry (a key's value at its full path) joins the open chunk if
     the serialized chunk stays within ``budget``; otherwise a non-empty container is recursed
     into (still filling the open chunk while it is below ``min_size``, else in a fresh one)
-    and a scalar or empty container starts a fresh chunk, alone even if over budget."""
+    and a scalar or empty container starts a fresh chunk, alone even if over budget.
+
+    The open chunk's text is kept as a string and edited in place of re-serializing the
+    chunk object for every entry: entries arrive depth first, so the open objects form one
+    spine (the keys of the last entry's parents) and the text ends with their closing braces,
+    innermost first. A new entry goes just before the closing brace of the deepest spine
+    object on its path; the result is exactly ``dump_json`` of the chunk object (tested).
+
+    So only the last ``len(path)`` characters (closing braces) of the open chunk's text ever
+    change: with ``resume`` (the exact counter's resumable form), each candidate is counted
+    from a boundary near its edit instead of from the start; sizes are identical."""
     budget = max(budget, 1)
     if not _splittable(data):
         text = dump_json(data)
         return [(text, 0, 1, count(text), [[]])]
     out: list[JsonChunkRaw] = []
-    cur: dict[str, Any] = {}
+    st: dict[str, Any] = {
+        "text": "",
+        "spine": [],
+        "size": 0,
+        "first": 0,
+        "leaves": 0,
+        "memo": (_NOTHING, ""),
+        "base": 0,  # resume point in the open chunk's text (UTF-8 bytes) ...
+        "base_count": 0,  # ... and the tokens before it
+    }
     paths: list[JsonPath] = []
-    state = {"size": 0, "first": 0, "leaves": 0}
 
     def close() -> None:
         if paths:
-            first = state["first"]
-            out.append((dump_json(cur), first, first + state["leaves"], state["size"], paths[:]))
-            state["first"] = first + state["leaves"]
-        cur.clear()
+            first = st["first"]
+            out.append((st["text"], first, first + st["leaves"], st["size"], paths[:]))
+            st["first"] = first + st["leaves"]
         paths.clear()
-        state["size"] = 0
-        state["leaves"] = 0
+        st["text"] = ""
+        st["spine"] = []
+        st["size"] = 0
+        st["leaves"] = 0
+        st["base"] = 0
+        st["base_count"] = 0
+
+    chars = count is len  # sizes in code points: a candidate's size is plain arithmetic
 
     def try_add(path: JsonPath, value: object, force: bool) -> bool:
-        node = cur
-        created: tuple[dict[str, Any], str] | None = None
-        for key in path[:-1]:
-            k = str(key)
-            if k not in node:
-                node[k] = {}
-                if created is None:
-                    created = (node, k)
-            node = node[k]
-        last = str(path[-1])
-        node[last] = value
-        size = count(dump_json(cur))
+        keys = [str(k) for k in path]
+        text: str = st["text"]
+        spine: list[str] = st["spine"] if text else []
+        e = 0  # the deepest open object on the path: the root (0) or spine[e - 1]
+        while e < len(spine) and e < len(keys) - 1 and spine[e] == keys[e]:
+            e += 1
+        parts = [_quote_str(keys[e]), ": "]
+        for k in keys[e + 1 :]:
+            parts += ["{", _quote_str(k), ": "]
+        memo = st["memo"]
+        if memo[0] is not value:  # place() may try the same value twice: dump it once
+            memo = st["memo"] = (value, _dump_value(value))
+        parts += [memo[1], "}" * (len(keys) - 1 - e)]
+        if chars and not force and len(text) + 2 + sum(map(len, parts)) > budget:
+            return False  # the candidate's length, known without building it
+        body = "".join(parts)
+        if text:
+            ins = len(text) - 1 - e
+            new = f"{text[:ins]}, {body}{text[ins:]}"
+        else:
+            new = f"{{{body}}}"
+        if resume is None:
+            size = count(new)
+        else:
+            tail = len(keys)  # later entries go before one of these closing braces
+            # Unless forced (then the exact size is reported), stop once it cannot fit.
+            stop = None if force else max(0, budget - st["base_count"])
+            n, stable, to_stable = resume(new, st["base"], tail, stop)
+            size = st["base_count"] + n
         if size > budget and not force:
-            if created is None:
-                del node[last]
-            else:
-                del created[0][created[1]]
             return False
+        if resume is not None:
+            st["base"] = stable
+            st["base_count"] += to_stable
         paths.append(list(path))
-        state["size"] = size
-        state["leaves"] += _leaf_count(value)
+        st["text"] = new
+        st["spine"] = keys[:-1]
+        st["size"] = size
+        st["leaves"] += _leaf_count(value)
         return True
 
     def place(path: JsonPath, value: object) -> None:
         if paths:
             if try_add(path, value, False):
                 return
-            if _splittable(value) and state["size"] < min_size:
+            if _splittable(value) and st["size"] < min_size:
                 visit(path, value)
                 return
             close()
