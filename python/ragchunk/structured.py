@@ -282,7 +282,7 @@ class HTMLSplitter(Splitter):
     ``extract_text(html)``, not into the HTML source (a parsed tree has no source positions,
     and after error recovery an element's text need not be contiguous in the source).
     ``chunk.text == extract_text(html)[start:end]``, except that a continuation chunk of a cut
-    table starts with the repeated header row plus ``"\n"``, given in
+    table starts with the repeated header row plus ``"\\n"``, given in
     ``metadata["added_prefix"]``. No text is lost: every non-whitespace character of the
     document's text content (outside the dropped elements) is in some chunk, in order.
 
@@ -305,8 +305,8 @@ class HTMLSplitter(Splitter):
     >>> html = "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><pre>pip install ragchunk</pre>"
     >>> for c in HTMLSplitter(chunk_size=64).split(html):
     ...     print(c.metadata["headers"], repr(c.text))
-    ['Guide'] 'Guide\n\nIntro.'
-    ['Guide', 'Install'] 'Install\n\npip install ragchunk'
+    ['Guide'] 'Guide\\n\\nIntro.'
+    ['Guide', 'Install'] 'Install\\n\\npip install ragchunk'
     """
 
     def __init__(
@@ -380,7 +380,7 @@ class HTMLSplitter(Splitter):
         """The plain-text layout of ``html`` that chunk offsets index into.
 
         >>> HTMLSplitter(chunk_size=64).extract_text("<p>a  <b>b</b></p><ul><li>c<li>d</ul>")
-        'a b\n\nc\n\nd'
+        'a b\\n\\nc\\n\\nd'
         """
         html = _check_text(html, "html")
         core = _backend.core()

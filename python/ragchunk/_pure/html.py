@@ -255,7 +255,7 @@ def layout_tree(root: Any) -> Layout:
 
 def _parse(html: str) -> Any:
     try:
-        import html5lib
+        import html5lib  # type: ignore[import-untyped]
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "HTMLSplitter on the pure-Python backend needs html5lib: "
