@@ -259,7 +259,10 @@ class HTMLSplitter(Splitter):
     The document is parsed by a real HTML5 (WHATWG) parser — html5ever in the Rust core,
     html5lib in the pure-Python fallback, both with scripting disabled — so malformed input
     (unclosed or misnested tags, stray table content) is recovered exactly as a browser
-    would, and both backends see the same tree. The tree is then laid out as plain text
+    would, and both backends see the same tree (except in a few corners where html5lib 1.1
+    predates newer parsing rules: ``<select>`` content, an unclosed ``<template>``,
+    ``<frameset>``, some end tags inside ``<svg>``/``<math>``; see ``ragchunk._pure.html``).
+    The tree is then laid out as plain text
     (:meth:`extract_text`):
 
     * ``script``, ``style``, ``template`` and ``noscript`` elements are dropped with their
