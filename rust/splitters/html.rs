@@ -103,7 +103,7 @@ fn is_html_ws(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{0c}')
 }
 
-/// The parsed document and what the walk needs to know about an element.
+/// What the walks need to know about a node: its text, or an element's namespace and name.
 enum Kind<'a> {
     Text(String),
     Element { html: bool, local: &'a str },
