@@ -1076,6 +1076,94 @@ fn markdown_split_batch(
     })
 }
 
+use crate::splitters::html;
+
+/// `HTMLSplitter.split`: the laid-out text, its chunks (as [`MdChunkPy`], offsets into that
+/// text) and the sections' heading paths.
+type HtmlResultPy = (String, Vec<MdChunkPy>, Vec<Vec<String>>);
+
+fn html_to_py(out: html::HtmlOutput) -> HtmlResultPy {
+    let (chunks, sections) = md_to_py(&out.text, out.out);
+    (out.text, chunks, sections)
+}
+
+/// `HTMLSplitter.split` in one crossing (see [`markdown_split`] for the counter choice).
+#[pyfunction]
+#[pyo3(signature = (text, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, counter))]
+#[allow(clippy::too_many_arguments)]
+fn html_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<HtmlResultPy> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let text: &str = &text;
+        match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    html_to_py(
+                        html::split_html(text, &opts, &count)
+                            .unwrap_or_else(|never| match never {}),
+                    )
+                })
+            }
+            (None, Some(f)) => Ok(html_to_py(html::split_html(text, &opts, &PyCounter { f })?)),
+            (None, None) => detached(py, || {
+                html_to_py(
+                    html::split_html(text, &opts, &CharCount)
+                        .unwrap_or_else(|never| match never {}),
+                )
+            }),
+        }
+    })
+}
+
+/// `HTMLSplitter.split_batch`: documents in parallel (rayon), GIL released. Built-in
+/// tokenizers and `length="chars"` only.
+#[pyfunction]
+#[pyo3(signature = (texts, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, workers))]
+#[allow(clippy::too_many_arguments)]
+fn html_split_batch(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    chunk_size: usize,
+    chunk_overlap: usize,
+    levels: Vec<usize>,
+    strip_headers: bool,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<HtmlResultPy>> {
+    contain(py, || {
+        let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+        let tok = encoding_name.map(encoding).transpose()?;
+        Ok(detached(py, || {
+            batch::par_map(&texts, workers, |t| {
+                let text: &str = t;
+                let out = match tok {
+                    Some(tok) => html::split_html(text, &opts, &|s: &str| tok.count_ordinary(s)),
+                    None => html::split_html(text, &opts, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {});
+                html_to_py(out)
+            })
+        })??)
+    })
+}
+
+/// `HTMLSplitter.extract_text`: the laid-out text chunk offsets index into.
+#[pyfunction]
+fn html_text(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
+    contain(py, || detached(py, || html::layout_html(&text).text))
+}
+
 /// `(start, end, size, node)` in code points.
 type TreeChunkPy = (usize, usize, usize, usize);
 
@@ -1214,6 +1302,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sentence_spans, m)?)?;
     m.add_function(wrap_pyfunction!(markdown_split, m)?)?;
     m.add_function(wrap_pyfunction!(markdown_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(html_split, m)?)?;
+    m.add_function(wrap_pyfunction!(html_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(html_text, m)?)?;
     m.add_function(wrap_pyfunction!(title_tree_split, m)?)?;
     m.add_function(wrap_pyfunction!(title_tree_split_batch, m)?)?;
     Ok(())

@@ -35,13 +35,14 @@ from .association import associate_images, boxes_overlap
 from .classic import CharacterSplitter, RecursiveSplitter, SentenceSplitter, TokenWindowSplitter
 from .papers import PaperChunk, PaperSection, chunk_paper
 from .pipeline import PipelineChunk, TokenChunker
-from .structured import JSONSplitter, MarkdownSplitter, TitleTreeChunker
+from .structured import HTMLSplitter, JSONSplitter, MarkdownSplitter, TitleTreeChunker
 from .tables import chunk_table, table_to_text
 
 __all__ = [
     "COMPAT_FAMILIES",
     "CharacterSplitter",
     "Chunk",
+    "HTMLSplitter",
     "JSONSplitter",
     "LazyImage",
     "MarkdownSplitter",

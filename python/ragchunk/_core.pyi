@@ -16,6 +16,9 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "html_split",
+    "html_split_batch",
+    "html_text",
     "markdown_split",
     "markdown_split_batch",
     "naive_merge",
@@ -194,6 +197,31 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 # (start, end, size, section index, added prefix (start, end) or None), code points.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
+
+def html_split(
+    text: str,
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    counter: object | None,
+) -> tuple[str, list[_MdChunk], list[list[str]]]:
+    """HTMLSplitter.split: the laid-out text, its chunks and the sections' heading paths."""
+
+def html_split_batch(
+    texts: list[str],
+    chunk_size: int,
+    chunk_overlap: int,
+    levels: list[int],
+    strip_headers: bool,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[tuple[str, list[_MdChunk], list[list[str]]]]:
+    """html_split over many documents in parallel, in input order."""
+
+def html_text(text: str) -> str:
+    """HTMLSplitter.extract_text: the laid-out text of an HTML document."""
 
 def markdown_split(
     text: str,

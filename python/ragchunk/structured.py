@@ -1,4 +1,4 @@
-"""Structure-aware chunkers: Markdown, title trees and JSON (HTML, code to come).
+"""Structure-aware chunkers: Markdown, HTML, title trees and JSON (code to come).
 
 Each chunker is configured once and applied to many documents (``split``, ``split_text``,
 ``split_batch``), returns :class:`ragchunk.Chunk` objects with code-point offsets, and gives the
@@ -16,10 +16,11 @@ from typing import Any
 
 from . import _backend
 from ._chunk import Chunk, Splitter, check_texts, check_workers
+from ._pure import html as _pure_html
 from ._pure import structured as _pure
 from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
 
-__all__ = ["JSONSplitter", "MarkdownSplitter", "TitleTreeChunker"]
+__all__ = ["HTMLSplitter", "JSONSplitter", "MarkdownSplitter", "TitleTreeChunker"]
 
 _LENGTHS = ("tokens", "chars")
 
@@ -228,6 +229,198 @@ class MarkdownSplitter(Splitter):
             workers,
         )
         return [self._build(t, raw, secs) for t, (raw, secs) in zip(docs, results, strict=True)]
+
+
+# ------------------------------------------------------------------------------------ HTML
+
+_HTML_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _html_heading_levels(value: object) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(
+            "headers_to_split_on must be a sequence of heading tags such as ('h1', 'h2'), "
+            f"got {type(value).__name__}"
+        )
+    levels = []
+    for i, h in enumerate(value):
+        if not isinstance(h, str):
+            raise TypeError(f"headers_to_split_on[{i}] must be a str, got {type(h).__name__}")
+        if h.lower() not in _HTML_HEADINGS:
+            raise ValueError(f"headers_to_split_on[{i}] must be 'h1' to 'h6', got {h!r}")
+        levels.append(int(h[1]))
+    return tuple(sorted(set(levels)))
+
+
+_HtmlRaw = tuple[str, list[_pure.MdChunkRaw], list[list[str]]]
+
+
+class HTMLSplitter(Splitter):
+    """Cut HTML into chunks that follow its headings, paragraphs, list items and tables.
+
+    The document is parsed by a real HTML5 (WHATWG) parser — html5ever in the Rust core,
+    html5lib in the pure-Python fallback, both with scripting disabled — so malformed input
+    (unclosed or misnested tags, stray table content) is recovered exactly as a browser
+    would, and both backends see the same tree (except in a few corners where html5lib 1.1
+    predates newer parsing rules: ``<select>`` content, an unclosed ``<template>``,
+    ``<frameset>``, some end tags inside ``<svg>``/``<math>``; see ``ragchunk._pure.html``).
+    The tree is then laid out as plain text
+    (:meth:`extract_text`):
+
+    * ``script``, ``style``, ``template`` and ``noscript`` elements are dropped with their
+      content; comments are ignored;
+    * inline whitespace is collapsed as a browser renders it; ``<br>`` is a line break;
+    * each block (``<p>``, ``<li>``, ``<div>``, ``<blockquote>``, headings, ``<pre>`` kept
+      verbatim, ...) becomes a block of text, blocks separated by a blank line;
+    * a table becomes one block: its captions first, then one line per row with the cells
+      separated by a tab.
+
+    Chunks are then made as in :class:`MarkdownSplitter`: sections at the headings listed in
+    ``headers_to_split_on`` (``metadata["headers"]`` is the heading path, outermost first),
+    whole blocks packed into chunks of at most ``chunk_size``, a block cut only when it alone
+    exceeds the budget: a table at row boundaries with its header row repeated in front of
+    every continuation chunk (the first row, when it is in ``<thead>`` or made of ``<th>``
+    cells, and only if it takes at most half the budget), other blocks at lines, sentences,
+    whitespace, then characters.
+
+    **Offsets.** ``start``/``end`` are code-point offsets into the laid-out text
+    ``extract_text(html)``, not into the HTML source (a parsed tree has no source positions,
+    and after error recovery an element's text need not be contiguous in the source).
+    ``chunk.text == extract_text(html)[start:end]``, except that a continuation chunk of a cut
+    table starts with the repeated header row plus ``"\\n"``, given in
+    ``metadata["added_prefix"]``. No text is lost: every non-whitespace character of the
+    document's text content (outside the dropped elements) is in some chunk, in order.
+
+    Args:
+        chunk_size: the budget per chunk, in tokens (or characters with ``length="chars"``).
+        chunk_overlap: each chunk may start with trailing whole blocks of the previous chunk
+            in the same section, up to this size. ``0 <= chunk_overlap < chunk_size``.
+        headers_to_split_on: heading tags that start sections, ``"h1"`` ... ``"h6"``.
+        strip_headers: leave those section headings out of the chunk text (their text stays
+            in ``metadata["headers"]``); a heading alone in its section is kept.
+        length: ``"tokens"`` (default) or ``"chars"`` (code points).
+        tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
+            ``length="chars"``. Special-token text is counted as plain text.
+
+    Raises:
+        TypeError, ValueError: a bad argument (the message names it).
+        ImportError: on the pure-Python backend without ``html5lib``
+            (``pip install 'ragchunk[fallback]'``).
+
+    >>> html = "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><pre>pip install ragchunk</pre>"
+    >>> for c in HTMLSplitter(chunk_size=64).split(html):
+    ...     print(c.metadata["headers"], repr(c.text))
+    ['Guide'] 'Guide\\n\\nIntro.'
+    ['Guide', 'Install'] 'Install\\n\\npip install ragchunk'
+    """
+
+    def __init__(
+        self,
+        chunk_size: int,
+        chunk_overlap: int = 0,
+        headers_to_split_on: Sequence[str] = ("h1", "h2", "h3"),
+        strip_headers: bool = False,
+        length: str = "tokens",
+        tokenizer: Any = "cl100k_base",
+    ) -> None:
+        self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
+        self.chunk_overlap = _positive_int(chunk_overlap, "chunk_overlap", 0)
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        self._levels = _html_heading_levels(headers_to_split_on)
+        self.headers_to_split_on = tuple(headers_to_split_on)
+        if not isinstance(strip_headers, bool):
+            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
+        self.strip_headers = strip_headers
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok: ResolvedTokenizer | None = (
+            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        )
+        self._pure_count: Callable[[str], int] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"HTMLSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
+            f"headers_to_split_on={self.headers_to_split_on!r}, "
+            f"strip_headers={self.strip_headers}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r})"
+        )
+
+    def _count(self) -> Callable[[str], int]:
+        if self._pure_count is None:
+            self._pure_count = _pure_counter(self._tok)
+        return self._pure_count
+
+    def _raw(self, html: str) -> _HtmlRaw:
+        core = _backend.core()
+        if core is not None:
+            tok = self._tok
+            builtin = tok.builtin if tok is not None else None
+            counter = tok.exact if tok is not None and builtin is None else None
+            text, chunks, sections = core.html_split(
+                html,
+                self.chunk_size,
+                self.chunk_overlap,
+                list(self._levels),
+                self.strip_headers,
+                builtin,
+                counter,
+            )
+            return text, chunks, sections
+        return _pure_html.split_html(
+            html,
+            self.chunk_size,
+            self.chunk_overlap,
+            self._levels,
+            self.strip_headers,
+            self._count(),
+        )
+
+    def extract_text(self, html: str) -> str:
+        """The plain-text layout of ``html`` that chunk offsets index into.
+
+        >>> HTMLSplitter(chunk_size=64).extract_text("<p>a  <b>b</b></p><ul><li>c<li>d</ul>")
+        'a b\\n\\nc\\n\\nd'
+        """
+        html = _check_text(html, "html")
+        core = _backend.core()
+        if core is not None:
+            text: str = core.html_text(html)
+            return text
+        return _pure_html.layout_html(html).text
+
+    def split(self, html: str) -> list[Chunk]:
+        """Cut one HTML document into :class:`ragchunk.Chunk` objects (offsets into
+        :meth:`extract_text`)."""
+        html = _check_text(html, "html")
+        text, raw, sections = self._raw(html)
+        return MarkdownSplitter._build(text, raw, sections)
+
+    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
+        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
+        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        check_workers(workers)
+        texts = check_texts(texts)
+        docs = [_check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
+        core = _backend.core()
+        tok = self._tok
+        if core is None or (tok is not None and tok.builtin is None):
+            return [self.split(t) for t in docs]
+        results = core.html_split_batch(
+            docs,
+            self.chunk_size,
+            self.chunk_overlap,
+            list(self._levels),
+            self.strip_headers,
+            tok.builtin if tok is not None else None,
+            workers,
+        )
+        return [MarkdownSplitter._build(t, raw, secs) for t, raw, secs in results]
 
 
 # ------------------------------------------------------------------------------ title trees

@@ -662,6 +662,9 @@ struct Packer<'a, C> {
     section: usize,
     out: Vec<MdChunk>,
     buf: String,
+    /// Lines of a [`BlockKind::Table`] that form its header (repeated in front of every
+    /// continuation chunk): 2 in Markdown (header + delimiter row), 1 in HTML.
+    head_lines: usize,
 }
 
 impl<C: TokenCounter> Packer<'_, C> {
@@ -863,12 +866,14 @@ impl<C: TokenCounter> Packer<'_, C> {
         }
         let is_table = level == 0 && kind == Some(&BlockKind::Table);
         let sub = sub_units(self.text, s, e, level + 1);
-        if is_table && sub.len() >= 3 {
-            // Header + delimiter rows form the first unit and are repeated in front of every
-            // continuation chunk, unless they would take more than half the budget.
-            let head = (sub[0].0, sub[1].1);
+        let hl = self.head_lines.max(1);
+        if is_table && sub.len() > hl {
+            // The header lines (Markdown: header + delimiter rows) form the first unit and are
+            // repeated in front of every continuation chunk, unless they would take more than
+            // half the budget.
+            let head = (sub[0].0, sub[hl - 1].1);
             let mut rows = vec![head];
-            rows.extend_from_slice(&sub[2..]);
+            rows.extend_from_slice(&sub[hl..]);
             let p = if self.size(None, head.0, head.1)? * 2 <= self.budget {
                 Some(head)
             } else {
@@ -897,6 +902,7 @@ pub fn pack_spans<C: TokenCounter>(
         section: 0,
         out: Vec::new(),
         buf: String::new(),
+        head_lines: 2,
     };
     packer.pack(units, level, None, None, 0)?;
     Ok(packer.out.into_iter().map(|c| c.span).collect())
@@ -909,14 +915,31 @@ pub fn split_markdown<C: TokenCounter>(
     opts: &MdOptions,
     counter: &C,
 ) -> Result<MdOutput, C::Error> {
+    if text.is_empty() {
+        return Ok(MdOutput {
+            chunks: Vec::new(),
+            sections: Vec::new(),
+        });
+    }
+    let blocks = scan_blocks(text);
+    pack_blocks(text, &blocks, opts, 2, counter)
+}
+
+/// Sections at the headings of `opts.split_levels`, then packing of each section's blocks
+/// (see the module docs). `blocks` are in order, non-overlapping, non-empty spans of `text`;
+/// `head_lines` is how many lines of a [`BlockKind::Table`] are its repeated header. Shared
+/// with the HTML splitter, which lays its DOM out as text and blocks.
+pub fn pack_blocks<C: TokenCounter>(
+    text: &str,
+    blocks: &[Block],
+    opts: &MdOptions,
+    head_lines: usize,
+    counter: &C,
+) -> Result<MdOutput, C::Error> {
     let mut out = MdOutput {
         chunks: Vec::new(),
         sections: Vec::new(),
     };
-    if text.is_empty() {
-        return Ok(out);
-    }
-    let blocks = scan_blocks(text);
     let mut packer = Packer {
         text,
         budget: opts.chunk_size.max(1),
@@ -924,6 +947,7 @@ pub fn split_markdown<C: TokenCounter>(
         section: 0,
         out: Vec::new(),
         buf: String::new(),
+        head_lines,
     };
     let mut stack: Vec<(usize, String)> = Vec::new();
     let mut sec_start = 0;

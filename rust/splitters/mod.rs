@@ -9,6 +9,7 @@
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
 pub mod character;
+pub mod html;
 pub mod markdown;
 pub mod recursive;
 pub mod sentence;

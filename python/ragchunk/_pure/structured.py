@@ -13,7 +13,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["MdChunkRaw", "Resume", "dump_json", "scan_blocks", "split_json", "split_markdown"]
+__all__ = [
+    "Block",
+    "MdChunkRaw",
+    "Resume",
+    "dump_json",
+    "pack_blocks",
+    "scan_blocks",
+    "split_json",
+    "split_markdown",
+]
 
 _WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
 _CJK_STOP = frozenset("。！？；")
@@ -445,12 +454,16 @@ def _list_items(text: str, s: int, e: int) -> list[tuple[int, int]]:
 
 
 class _Packer:
-    def __init__(self, text: str, budget: int, count: Callable[[str], int]) -> None:
+    def __init__(
+        self, text: str, budget: int, count: Callable[[str], int], head_lines: int = 2
+    ) -> None:
         self.text = text
         self.budget = budget
         self.count = count
         self.section = 0
         self.out: list[MdChunkRaw] = []
+        # Lines of a table block repeated as its header: 2 in Markdown, 1 in HTML.
+        self.head_lines = head_lines
 
     def size(self, prefix: tuple[int, int] | None, s: int, e: int) -> int:
         if prefix is None:
@@ -574,9 +587,10 @@ class _Packer:
             return
         is_table = level == 0 and kind == "table"
         sub = _sub_units(self.text, s, e, level + 1)
-        if is_table and len(sub) >= 3:
-            head = (sub[0][0], sub[1][1])
-            rows = [head, *sub[2:]]
+        hl = max(self.head_lines, 1)
+        if is_table and len(sub) > hl:
+            head = (sub[0][0], sub[hl - 1][1])
+            rows = [head, *sub[hl:]]
             p = head if self.size(None, head[0], head[1]) * 2 <= self.budget else None
             self.pack(rows, 1, None, p, 0)
             return
@@ -607,9 +621,25 @@ def split_markdown(
     """Chunks as ``(start, end, size, section, prefix)`` and the sections' heading paths."""
     if not text:
         return [], []
+    return pack_blocks(
+        text, scan_blocks(text), chunk_size, overlap, split_levels, strip_headers, 2, count
+    )
+
+
+def pack_blocks(
+    text: str,
+    blocks: Sequence[Block],
+    chunk_size: int,
+    overlap: int,
+    split_levels: Sequence[int],
+    strip_headers: bool,
+    head_lines: int,
+    count: Callable[[str], int],
+) -> tuple[list[MdChunkRaw], list[list[str]]]:
+    """Twin of the Rust ``pack_blocks``: sections, then packing of each section's blocks
+    (``head_lines`` lines of a table block are its repeated header)."""
     levels = set(split_levels)
-    blocks = scan_blocks(text)
-    packer = _Packer(text, max(chunk_size, 1), count)
+    packer = _Packer(text, max(chunk_size, 1), count, head_lines)
     stack: list[tuple[int, str]] = []
     sec_start = 0
     sections: list[tuple[list[str], int, int]] = []

@@ -1,0 +1,146 @@
+"""HTMLSplitter vs LangChain's HTML splitters, on ``../shared/corpus`` rendered to HTML.
+
+The corpus is Markdown; every n-th document is rendered with markdown-it-py (CommonMark +
+tables, raw HTML passed through) before timing, so rendering is not timed. Run from the
+repository root with a release build (``pip install beautifulsoup4 lxml`` for LangChain)::
+
+    .venv/bin/python benches/bench_html.py [--every 8] [--size 512]
+
+ragchunk's results are checked, not just timed: within budget (exact cl100k count), chunk
+text equals the laid-out text at its offsets (plus the documented repeated table header), no
+non-whitespace character lost, ``split_batch`` equal to ``split``, and both backends agree on
+a subset. LangChain's ``HTMLHeaderTextSplitter`` has no size budget, so it is also timed
+followed by a tiktoken ``RecursiveCharacterTextSplitter`` at the same budget (like the
+Markdown comparison); ``HTMLSemanticPreservingSplitter`` budgets in characters
+(``4 * size``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import CORPUS, offline_tiktoken
+
+offline_tiktoken()
+
+from ragchunk import _backend  # noqa: E402
+from ragchunk.structured import HTMLSplitter  # noqa: E402
+
+_WS = re.compile("[ \t\n\r\x0b\x0c\xa0\u3000]+")
+
+
+def _docs(every: int) -> list[str]:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark").enable("table")
+    paths = sorted(CORPUS.rglob("*.md"))
+    return [md.render(p.read_text(encoding="utf-8")) for p in paths[::every]]
+
+
+def _time(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _check(splitter: HTMLSplitter, docs: list[str], results: list[list[Any]]) -> None:
+    import tiktoken
+
+    enc = tiktoken.get_encoding("cl100k_base")
+    for html, chunks in zip(docs, results, strict=True):
+        text = splitter.extract_text(html)
+        for c in chunks:
+            added = c.metadata.get("added_prefix", "")
+            assert c.text == added + text[c.start : c.end]
+            assert c.token_count == len(enc.encode_ordinary(c.text))
+            assert c.token_count <= splitter.chunk_size or c.end - c.start == 1
+        body = "".join(text[c.start : c.end] for c in chunks)
+        assert _WS.sub("", body) == _WS.sub("", text), "lost text"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--every", type=int, default=8, help="take every n-th corpus document")
+    ap.add_argument("--size", type=int, default=512)
+    args = ap.parse_args()
+    docs = _docs(args.every)
+    mb = sum(len(d.encode()) for d in docs) / 1e6
+    size = args.size
+    rows: list[tuple[str, float, int]] = []
+
+    _backend.set_backend("rust")
+    sp = HTMLSplitter(size)
+    t, res = _time(lambda: [sp.split(d) for d in docs])
+    _check(sp, docs, res)
+    rows.append(("ragchunk HTMLSplitter (Rust, one doc at a time)", t, sum(map(len, res))))
+    t, res_b = _time(lambda: sp.split_batch(docs))
+    assert res_b == res
+    rows.append(("ragchunk HTMLSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
+    sub = docs[: max(1, len(docs) // 8)]
+    _backend.set_backend("python")
+    t_py, res_py = _time(lambda: [sp.split(d) for d in sub])
+    _backend.set_backend("rust")
+    assert res_py == [sp.split(d) for d in sub], "backends disagree"
+    sub_mb = sum(len(d.encode()) for d in sub) / 1e6
+    rows.append(("ragchunk HTMLSplitter (pure-Python fallback, html5lib)", t_py * mb / sub_mb, -1))
+
+    heads = [("h1", "h1"), ("h2", "h2"), ("h3", "h3")]
+    try:
+        from langchain_text_splitters import (
+            HTMLHeaderTextSplitter,
+            RecursiveCharacterTextSplitter,
+        )
+
+        hh = HTMLHeaderTextSplitter(heads)
+        t, out = _time(lambda: [hh.split_text(d) for d in docs])
+        rows.append(("LangChain HTMLHeaderTextSplitter (no size budget)", t, sum(map(len, out))))
+        rec = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+            encoding_name="cl100k_base", chunk_size=size, chunk_overlap=0
+        )
+        t, out = _time(lambda: [rec.split_documents(hh.split_text(d)) for d in docs])
+        rows.append(
+            ("LangChain HTMLHeaderTextSplitter + Recursive (tiktoken)", t, sum(map(len, out)))
+        )
+    except ImportError as exc:
+        print(f"(LangChain HTMLHeaderTextSplitter unavailable: {exc})")
+    try:
+        from langchain_text_splitters import HTMLSectionSplitter
+
+        sec = HTMLSectionSplitter(heads)
+        t, out = _time(lambda: [sec.split_text(d) for d in docs])
+        rows.append(("LangChain HTMLSectionSplitter (no size budget)", t, sum(map(len, out))))
+    except Exception as exc:  # ImportError, or lxml/XSLT failures on some inputs
+        print(f"(LangChain HTMLSectionSplitter failed: {type(exc).__name__}: {exc})")
+    try:
+        from langchain_text_splitters import HTMLSemanticPreservingSplitter
+
+        sem = HTMLSemanticPreservingSplitter(heads, max_chunk_size=4 * size)
+        t, out = _time(lambda: [sem.split_text(d) for d in docs])
+        rows.append(
+            (f"LangChain HTMLSemanticPreservingSplitter ({4 * size} chars)", t, sum(map(len, out)))
+        )
+    except Exception as exc:
+        print(f"(LangChain HTMLSemanticPreservingSplitter failed: {type(exc).__name__}: {exc})")
+
+    base = rows[0][1]
+    print(f"{len(docs)} documents, {mb:.1f} MB of HTML, budget {size} tokens (cl100k_base)\n")
+    print("| chunker | seconds | MB/s | chunks | time vs ragchunk Rust |")
+    print("|---|---:|---:|---:|---:|")
+    for name, secs, n in rows:
+        chunks = "" if n < 0 else str(n)
+        print(f"| {name} | {secs:.2f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()
