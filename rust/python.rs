@@ -1164,6 +1164,35 @@ fn html_text(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
     contain(py, || detached(py, || html::layout_html(&text).text))
 }
 
+/// `HTMLSplitter`'s text layout with its blocks, for `TitleTreeChunker(title_source="html")`:
+/// `(text, [(start, end, heading level or 0, heading text)])`, offsets in code points.
+#[pyfunction]
+fn html_layout(py: Python<'_>, text: PyBackedStr) -> PyResult<HtmlLayoutPy> {
+    contain(py, || {
+        detached(py, || {
+            let layout = html::layout_html(&text);
+            let mut at = CharOffsets::new(&layout.text);
+            let blocks = layout
+                .blocks
+                .iter()
+                .map(|b| {
+                    let (start, end) = (at.char_offset(b.start), at.char_offset(b.end));
+                    match &b.kind {
+                        markdown::BlockKind::Heading { level, text } => {
+                            (start, end, *level, text.clone())
+                        }
+                        _ => (start, end, 0, String::new()),
+                    }
+                })
+                .collect();
+            (layout.text, blocks)
+        })
+    })
+}
+
+/// `(text, [(start, end, level, title)])` of [`html_layout`].
+type HtmlLayoutPy = (String, Vec<(usize, usize, usize, String)>);
+
 /// `(start, end, size, node)` in code points.
 type TreeChunkPy = (usize, usize, usize, usize);
 
@@ -1281,6 +1310,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(count_or_zero, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary, m)?)?;
+    m.add_function(wrap_pyfunction!(html_layout, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary_resume, m)?)?;
     m.add_function(wrap_pyfunction!(encode_ordinary, m)?)?;
     m.add_function(wrap_pyfunction!(count_ordinary_batch, m)?)?;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from html import unescape
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from ragchunk import _backend
 from ragchunk._chunk import Chunk
 from ragchunk._pure import structured as pure
-from ragchunk.structured import TitleTreeChunker, _layout_tree
+from ragchunk.structured import HTMLSplitter, TitleTreeChunker, _layout_tree
 from testdata import SHARED, corpus_documents, require_shared
 
 SEED = SHARED / "seeds" / "002_a730f8b5946c05a0.txt"
@@ -204,7 +205,7 @@ def test_bad_trees(tree: object, exc: type[Exception], where: str) -> None:
         ({"max_chunk_size": 0}, ValueError, "max_chunk_size"),
         ({"max_chunk_size": 1.5}, TypeError, "max_chunk_size"),
         ({"max_chunk_size": 10, "length": "bytes"}, ValueError, "length"),
-        ({"max_chunk_size": 10, "title_source": "html"}, ValueError, "title_source"),
+        ({"max_chunk_size": 10, "title_source": "xml"}, ValueError, "title_source"),
         ({"max_chunk_size": 10, "tokenizer": object()}, TypeError, "tokenizer"),
     ],
 )
@@ -222,7 +223,48 @@ def test_bad_text() -> None:
 
 # ------------------------------------------------------------------------------------ corpus
 
+
+def test_html_source() -> None:
+    """The same document as test_markdown_source, as HTML: the same title paths, over the
+    text HTMLSplitter lays out (offsets index that text)."""
+    html = (
+        "<p>Preface.</p><h1>A</h1><p>Intro A.</p><h2>A1</h2><p>Text A1.</p>"
+        "<h2>A2</h2><p>Text A2.</p><h1>B</h1><ul><li>Text B.</li></ul>"
+    )
+    chunker = TitleTreeChunker(30, length="chars", title_source="html")
+    text = HTMLSplitter(30).extract_text(html)
+    chunks = chunker.split(html)
+    got = [(c.metadata["title_path"], c.text) for c in chunks]
+    assert got == [
+        ("", "Preface."),
+        ("A", "A\n\nIntro A.\n\nA1\n\nText A1."),
+        ("", "A2\n\nText A2.\n\nB\n\nText B."),
+    ]
+    _check(text, chunks, 30, len)
+    small = TitleTreeChunker(12, length="chars", title_source="html").split(html)
+    assert [c.metadata["title_path"] for c in small] == ["", "A", "A > A1", "A > A2", "B"]
+
+
 CORPUS = [d for i, d in enumerate(corpus_documents()) if i % 40 == 0]
+
+
+@pytest.mark.parametrize("name,text", CORPUS[:6], ids=[n for n, _ in CORPUS[:6]])
+def test_corpus_as_html(name: str, text: str, tiktoken_cl100k: Any) -> None:
+    """Corpus documents rendered to HTML (markdown-it-py, a test dependency): every title
+    path is a path of real headings, and no text of the layout is lost."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    count = lambda t: len(tiktoken_cl100k.encode_ordinary(t))  # noqa: E731
+    chunks = TitleTreeChunker(256, title_source="html").split(html)
+    assert chunks
+    _check(HTMLSplitter(256).extract_text(html), chunks, 256, count)
+    headings = {
+        " ".join(unescape(re.sub(r"<[^>]+>", "", h)).split())
+        for h in re.findall(r"<h[1-6]>(.*?)</h[1-6]>", html, re.S)
+    }
+    for c in chunks:
+        assert set(c.metadata["titles"]) <= headings, c.metadata["titles"]
 
 
 @pytest.mark.parametrize("name,text", CORPUS, ids=[n for n, _ in CORPUS])

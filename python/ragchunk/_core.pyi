@@ -16,6 +16,7 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "html_layout",
     "html_split",
     "html_split_batch",
     "html_text",
@@ -197,6 +198,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 # (start, end, size, section index, added prefix (start, end) or None), code points.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
+
+def html_layout(text: str) -> tuple[str, list[tuple[int, int, int, str]]]:
+    """HTMLSplitter's text layout and its blocks ``(start, end, heading level or 0, title)``."""
 
 def html_split(
     text: str,

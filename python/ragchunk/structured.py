@@ -523,6 +523,32 @@ def _layout_tree(tree: object) -> _Layout:
     return _Layout("".join(parts), titles, parents, items)
 
 
+def _layout_html(html: str) -> _Layout:
+    """HTML headings (``<h1>``...``<h6>``) as titles, the other blocks of
+    :meth:`HTMLSplitter.extract_text`'s layout as paragraphs; offsets index that layout."""
+    core = _backend.core()
+    if core is not None:
+        text, blocks = core.html_layout(html)
+    else:
+        lay = _pure_html.layout_html(html)
+        text = lay.text
+        blocks = [
+            (b.start, b.end, b.level if b.kind == "heading" else 0, b.text) for b in lay.blocks
+        ]
+    layout = _Layout(text, [""], [-1], [])
+    stack = [(0, 0)]  # (level, node)
+    for start, end, level, title in blocks:
+        if level:
+            while stack[-1][0] >= level:
+                stack.pop()
+            node = len(layout.titles)
+            layout.titles.append(title)
+            layout.parents.append(stack[-1][1])
+            stack.append((level, node))
+        layout.items.append((stack[-1][1], start, end))
+    return layout
+
+
 def _layout_markdown(text: str) -> _Layout:
     """Markdown headings (any level, same scanner as :class:`MarkdownSplitter`) as titles;
     the other blocks as paragraphs."""
@@ -596,7 +622,7 @@ def _layout_numbered(text: str) -> _Layout:
     return layout
 
 
-_TITLE_SOURCES = ("auto", "markdown", "numbered")
+_TITLE_SOURCES = ("auto", "markdown", "numbered", "html")
 
 
 class TitleTreeChunker(Splitter):
@@ -626,13 +652,17 @@ class TitleTreeChunker(Splitter):
     * ``title_source="numbered"``: RAGFlow-style numbered title lines (第一编/章/节/条,
       一、, （一）, 1 / 1.2 / 1.2.3, Chapter/Part/Section/Article N) are the titles, every other
       non-blank line a paragraph.
+    * ``title_source="html"``: the text is HTML; ``<h1>``...``<h6>`` are the titles and the
+      other blocks of :meth:`HTMLSplitter.extract_text` (paragraphs, list items, tables...)
+      the paragraphs. Chunk text and offsets then refer to that extracted text, not to the
+      HTML source (as for :class:`HTMLSplitter`).
     * ``"auto"`` (default): Markdown when the text has a Markdown heading, else numbered.
 
     Args:
         max_chunk_size: the budget per chunk in tokens (or characters, ``length="chars"``).
         length: ``"tokens"`` or ``"chars"``.
         tokenizer: see :mod:`ragchunk`; unused with ``length="chars"``.
-        title_source: ``"auto"``, ``"markdown"`` or ``"numbered"``.
+        title_source: ``"auto"``, ``"markdown"``, ``"numbered"`` or ``"html"``.
 
     >>> tree = {"title": "Guide", "content": [
     ...     {"title": "Install", "content": ["Run pip.", "Done."]},
@@ -660,7 +690,8 @@ class TitleTreeChunker(Splitter):
         self.length = length
         if title_source not in _TITLE_SOURCES:
             raise ValueError(
-                f"title_source must be 'auto', 'markdown' or 'numbered', got {title_source!r}"
+                "title_source must be 'auto', 'markdown', 'numbered' or 'html', "
+                f"got {title_source!r}"
             )
         self.title_source = title_source
         self.tokenizer = tokenizer
@@ -690,6 +721,8 @@ class TitleTreeChunker(Splitter):
             return _layout_markdown(text)
         if self.title_source == "numbered":
             return _layout_numbered(text)
+        if self.title_source == "html":
+            return _layout_html(text)
         md = _layout_markdown(text)
         return md if len(md.titles) > 1 else _layout_numbered(text)
 
