@@ -76,7 +76,86 @@ def _heading_levels(value: object) -> tuple[int, ...]:
     return tuple(sorted(set(levels)))
 
 
-class MarkdownSplitter(Splitter):
+class _SectionSplitter(Splitter):
+    """What MarkdownSplitter and HTMLSplitter share: arguments, counting, batch dispatch.
+
+    Subclasses give the heading-level parser, the core's one-document and batch functions
+    and how a result becomes chunks.
+    """
+
+    def __init__(
+        self,
+        chunk_size: int,
+        chunk_overlap: int,
+        headers_to_split_on: Sequence[str],
+        strip_headers: bool,
+        length: str,
+        tokenizer: Any,
+        parse_levels: Callable[[object], tuple[int, ...]],
+    ) -> None:
+        self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
+        self.chunk_overlap = _positive_int(chunk_overlap, "chunk_overlap", 0)
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        self._levels = parse_levels(headers_to_split_on)
+        self.headers_to_split_on = tuple(headers_to_split_on)
+        if not isinstance(strip_headers, bool):
+            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
+        self.strip_headers = strip_headers
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok: ResolvedTokenizer | None = (
+            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        )
+        self._pure_count: Callable[[str], int] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(chunk_size={self.chunk_size}, "
+            f"chunk_overlap={self.chunk_overlap}, "
+            f"headers_to_split_on={self.headers_to_split_on!r}, "
+            f"strip_headers={self.strip_headers}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r})"
+        )
+
+    def _count(self) -> Callable[[str], int]:
+        if self._pure_count is None:
+            self._pure_count = _pure_counter(self._tok)
+        return self._pure_count
+
+    def _core_args(self) -> list[Any]:
+        """The arguments every core call takes after the text: sizes, levels, stripping."""
+        return [self.chunk_size, self.chunk_overlap, list(self._levels), self.strip_headers]
+
+    def _core_counter(self) -> tuple[str | None, Callable[[str], int] | None]:
+        """``(built-in encoding, Python counter)`` for the core: at most one is set."""
+        tok = self._tok
+        builtin = tok.builtin if tok is not None else None
+        return builtin, (tok.exact if tok is not None and builtin is None else None)
+
+    def _batch(self, texts: Sequence[str], workers: int | None, batch: str) -> list[Any] | None:
+        """Validated documents run through the core's ``batch`` function in parallel (GIL
+        released), or ``None`` when that is impossible (the fallback, or a Python tokenizer,
+        which needs the GIL): then the caller runs :meth:`split` one after another."""
+        check_workers(workers)
+        core = _backend.core()
+        tok = self._tok
+        if core is None or (tok is not None and tok.builtin is None):
+            return None
+        builtin = tok.builtin if tok is not None else None
+        results: list[Any] = getattr(core, batch)(list(texts), *self._core_args(), builtin, workers)
+        return results
+
+    @staticmethod
+    def _docs(texts: Sequence[str]) -> list[str]:
+        return [_check_text(t, f"texts[{i}]") for i, t in enumerate(check_texts(texts))]
+
+
+class MarkdownSplitter(_SectionSplitter):
     """Cut Markdown into chunks that follow its headings and never break a block needlessly.
 
     The document is cut into sections at the headings listed in ``headers_to_split_on``; each
@@ -131,54 +210,20 @@ class MarkdownSplitter(Splitter):
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
     ) -> None:
-        self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
-        self.chunk_overlap = _positive_int(chunk_overlap, "chunk_overlap", 0)
-        if self.chunk_overlap >= self.chunk_size:
-            raise ValueError(
-                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
-            )
-        self._levels = _heading_levels(headers_to_split_on)
-        self.headers_to_split_on = tuple(headers_to_split_on)
-        if not isinstance(strip_headers, bool):
-            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
-        self.strip_headers = strip_headers
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        super().__init__(
+            chunk_size,
+            chunk_overlap,
+            headers_to_split_on,
+            strip_headers,
+            length,
+            tokenizer,
+            _heading_levels,
         )
-        self._pure_count: Callable[[str], int] | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"MarkdownSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
-            f"headers_to_split_on={self.headers_to_split_on!r}, "
-            f"strip_headers={self.strip_headers}, length={self.length!r}, "
-            f"tokenizer={self.tokenizer!r})"
-        )
-
-    def _count(self) -> Callable[[str], int]:
-        if self._pure_count is None:
-            self._pure_count = _pure_counter(self._tok)
-        return self._pure_count
 
     def _raw(self, text: str) -> tuple[list[_pure.MdChunkRaw], list[list[str]]]:
         core = _backend.core()
         if core is not None:
-            tok = self._tok
-            builtin = tok.builtin if tok is not None else None
-            counter = tok.exact if tok is not None and builtin is None else None
-            chunks, sections = core.markdown_split(
-                text,
-                self.chunk_size,
-                self.chunk_overlap,
-                list(self._levels),
-                self.strip_headers,
-                builtin,
-                counter,
-            )
+            chunks, sections = core.markdown_split(text, *self._core_args(), *self._core_counter())
             return chunks, sections
         return _pure.split_markdown(
             text,
@@ -211,27 +256,12 @@ class MarkdownSplitter(Splitter):
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents; in parallel with the GIL released on the Rust
         backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
-        check_workers(workers)
-        texts = check_texts(texts)
-        docs = [_check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
-        core = _backend.core()
-        tok = self._tok
-        if core is None or (tok is not None and tok.builtin is None):
-            # The fallback, or a Python tokenizer (it needs the GIL): one after another.
-            return [self._build(t, *self._raw(t)) for t in docs]
-        results = core.markdown_split_batch(
-            docs,
-            self.chunk_size,
-            self.chunk_overlap,
-            list(self._levels),
-            self.strip_headers,
-            tok.builtin if tok is not None else None,
-            workers,
-        )
+        docs = self._docs(texts)
+        results = self._batch(docs, workers, "markdown_split_batch")
+        if results is None:
+            return [self.split(t) for t in docs]
         return [self._build(t, raw, secs) for t, (raw, secs) in zip(docs, results, strict=True)]
 
-
-# ------------------------------------------------------------------------------------ HTML
 
 _HTML_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
@@ -255,7 +285,7 @@ def _html_heading_levels(value: object) -> tuple[int, ...]:
 _HtmlRaw = tuple[str, list[_pure.MdChunkRaw], list[list[str]]]
 
 
-class HTMLSplitter(Splitter):
+class HTMLSplitter(_SectionSplitter):
     """Cut HTML into chunks that follow its headings, paragraphs, list items and tables.
 
     The document is parsed by a real HTML5 (WHATWG) parser — html5ever in the Rust core,
@@ -323,53 +353,21 @@ class HTMLSplitter(Splitter):
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
     ) -> None:
-        self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
-        self.chunk_overlap = _positive_int(chunk_overlap, "chunk_overlap", 0)
-        if self.chunk_overlap >= self.chunk_size:
-            raise ValueError(
-                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
-            )
-        self._levels = _html_heading_levels(headers_to_split_on)
-        self.headers_to_split_on = tuple(headers_to_split_on)
-        if not isinstance(strip_headers, bool):
-            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
-        self.strip_headers = strip_headers
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
+        super().__init__(
+            chunk_size,
+            chunk_overlap,
+            headers_to_split_on,
+            strip_headers,
+            length,
+            tokenizer,
+            _html_heading_levels,
         )
-        self._pure_count: Callable[[str], int] | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"HTMLSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
-            f"headers_to_split_on={self.headers_to_split_on!r}, "
-            f"strip_headers={self.strip_headers}, length={self.length!r}, "
-            f"tokenizer={self.tokenizer!r})"
-        )
-
-    def _count(self) -> Callable[[str], int]:
-        if self._pure_count is None:
-            self._pure_count = _pure_counter(self._tok)
-        return self._pure_count
 
     def _raw(self, html: str) -> _HtmlRaw:
         core = _backend.core()
         if core is not None:
-            tok = self._tok
-            builtin = tok.builtin if tok is not None else None
-            counter = tok.exact if tok is not None and builtin is None else None
             text, chunks, sections = core.html_split(
-                html,
-                self.chunk_size,
-                self.chunk_overlap,
-                list(self._levels),
-                self.strip_headers,
-                builtin,
-                counter,
+                html, *self._core_args(), *self._core_counter()
             )
             return text, chunks, sections
         return _pure_html.split_html(
@@ -404,22 +402,10 @@ class HTMLSplitter(Splitter):
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents; in parallel with the GIL released on the Rust
         backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
-        check_workers(workers)
-        texts = check_texts(texts)
-        docs = [_check_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
-        core = _backend.core()
-        tok = self._tok
-        if core is None or (tok is not None and tok.builtin is None):
+        docs = self._docs(texts)
+        results = self._batch(docs, workers, "html_split_batch")
+        if results is None:
             return [self.split(t) for t in docs]
-        results = core.html_split_batch(
-            docs,
-            self.chunk_size,
-            self.chunk_overlap,
-            list(self._levels),
-            self.strip_headers,
-            tok.builtin if tok is not None else None,
-            workers,
-        )
         return [MarkdownSplitter._build(t, raw, secs) for t, raw, secs in results]
 
 
