@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyByteArray, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyList, PySlice, PyString, PyTuple};
 
 use crate::batch::{self, BatchError};
 use crate::counter::TokenCounter;
@@ -556,50 +556,25 @@ use crate::splitters::recursive::{
     self, KeepSeparator, RecursiveChunk, RecursiveConfig, Separator,
 };
 use crate::splitters::token_window::{self, OrdinaryCount};
-use crate::splitters::{character, sentence, CharCount, CharOffsets, Span};
-
-/// Forward-only byte -> code-point converter for offsets on character boundaries (all the
-/// classic splitters' are): counts with `str::chars().count()`, whose SWAR loop took the
-/// chars-mode recursive split of 2 MB of corpus from 8.7 ms to 6.5 ms against the
-/// byte-filter walk of [`CharOffsets`], which it falls back to for an offset behind the
-/// cursor or inside a character.
-struct CharCursor<'a> {
-    text: &'a str,
-    byte: usize,
-    chars: usize,
-    slow: CharOffsets<'a>,
-}
-
-impl<'a> CharCursor<'a> {
-    fn new(text: &'a str) -> Self {
-        CharCursor {
-            text,
-            byte: 0,
-            chars: 0,
-            slow: CharOffsets::new(text),
-        }
-    }
-
-    fn at(&mut self, byte: usize) -> usize {
-        match self.text.get(self.byte..byte) {
-            Some(walked) => {
-                self.chars += walked.chars().count();
-                self.byte = byte;
-                self.chars
-            }
-            None => self.slow.char_offset(byte),
-        }
-    }
-}
+use crate::splitters::{
+    character, sentence, CharCount, CharIndex, CharOffsets, IndexedCharCount, Span,
+};
 
 type ChunkTuple = (usize, usize, usize, Option<String>);
 
-/// Byte spans to code-point offsets, in one forward pass per offset kind.
+/// Byte spans to code-point offsets ([`CharIndex`]: one pass over the text).
 fn spans_to_chars(text: &str, spans: &[Span]) -> Vec<ChunkTuple> {
-    let (mut starts, mut ends) = (CharCursor::new(text), CharCursor::new(text));
+    let index = CharIndex::new(text);
     spans
         .iter()
-        .map(|s| (starts.at(s.start), ends.at(s.end), s.size, None))
+        .map(|s| {
+            (
+                index.char_offset(s.start),
+                index.char_offset(s.end),
+                s.size,
+                None,
+            )
+        })
         .collect()
 }
 
@@ -624,14 +599,15 @@ fn unit(length: &str, encoding_name: Option<&str>) -> PyResult<Unit> {
 
 /// `with_counts`: measure each chunk's own text (for `Chunk.token_count`); `split_text` does
 /// not need it and skips the extra tokenizer pass (sizes are then 0).
+/// `index` is `text`'s [`CharIndex`] (the chars unit measures with it too).
 fn recursive_chunks<C: TokenCounter>(
-    text: &str,
+    index: &CharIndex<'_>,
     cfg: &RecursiveConfig,
     counter: &C,
     with_counts: bool,
 ) -> Result<Vec<ChunkTuple>, C::Error> {
+    let text = index.text();
     let chunks = recursive::split(text, cfg, counter)?;
-    let (mut starts, mut ends) = (CharCursor::new(text), CharCursor::new(text));
     let mut out = Vec::with_capacity(chunks.len());
     for RecursiveChunk { start, end, joined } in chunks {
         let size = if with_counts {
@@ -639,9 +615,29 @@ fn recursive_chunks<C: TokenCounter>(
         } else {
             0
         };
-        out.push((starts.at(start), ends.at(end), size, joined));
+        out.push((
+            index.char_offset(start),
+            index.char_offset(end),
+            size,
+            joined,
+        ));
     }
     Ok(out)
+}
+
+/// [`recursive_chunks`] in a built-in unit (characters, or a built-in encoding).
+fn recursive_builtin(
+    text: &str,
+    cfg: &RecursiveConfig,
+    unit: Unit,
+    with_counts: bool,
+) -> Vec<ChunkTuple> {
+    let index = CharIndex::new(text);
+    let out = match unit {
+        Unit::Tokens(tok) => recursive_chunks(&index, cfg, &OrdinaryCount(tok), with_counts),
+        _ => recursive_chunks(&index, cfg, &IndexedCharCount::new(&index), with_counts),
+    };
+    out.unwrap_or_else(|never| match never {})
 }
 
 /// LangChain's `RecursiveCharacterTextSplitter`, configured once (regexes compiled here).
@@ -649,6 +645,27 @@ fn recursive_chunks<C: TokenCounter>(
 struct PyRecursive {
     cfg: RecursiveConfig,
     unit: Unit,
+}
+
+impl PyRecursive {
+    fn chunks(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        counter: Option<Bound<'_, PyAny>>,
+        with_counts: bool,
+    ) -> PyResult<Vec<ChunkTuple>> {
+        let cfg = &self.cfg;
+        match (self.unit, counter) {
+            (Unit::Callback, Some(f)) => {
+                recursive_chunks(&CharIndex::new(text), cfg, &PyCounter { f }, with_counts)
+            }
+            (Unit::Callback, None) => Err(PyValueError::new_err(
+                "tokenizer: a callable tokenizer must be passed as counter",
+            )),
+            (unit, _) => detached(py, || recursive_builtin(text, cfg, unit, with_counts)),
+        }
+    }
 }
 
 #[pymethods]
@@ -716,22 +733,28 @@ impl PyRecursive {
         counter: Option<Bound<'_, PyAny>>,
         with_counts: bool,
     ) -> PyResult<Vec<ChunkTuple>> {
-        let cfg = &self.cfg;
-        contain(py, || match (self.unit, counter) {
-            (Unit::Chars, _) => {
-                detached(py, || recursive_chunks(&text, cfg, &CharCount, with_counts))?
-                    .map_err(|never| match never {})
+        contain(py, || self.chunks(py, &text, counter, with_counts))
+    }
+
+    /// Just the chunk strings of one text (LangChain's `split_text`), built here: slices of
+    /// `text` (or the re-joined text), with no tuples or counts crossing into Python.
+    #[pyo3(signature = (text, counter=None))]
+    fn split_text<'py>(
+        &self,
+        py: Python<'py>,
+        text: Bound<'py, PyString>,
+        counter: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        contain(py, || {
+            let chunks = self.chunks(py, text.to_str()?, counter, false)?;
+            let mut strings = Vec::with_capacity(chunks.len());
+            for (start, end, _, joined) in chunks {
+                strings.push(match joined {
+                    Some(j) => PyString::new(py, &j).into_any(),
+                    None => text.get_item(PySlice::new(py, start as isize, end as isize, 1))?,
+                });
             }
-            (Unit::Tokens(tok), _) => detached(py, || {
-                recursive_chunks(&text, cfg, &OrdinaryCount(tok), with_counts)
-            })?
-            .map_err(|never| match never {}),
-            (Unit::Callback, Some(f)) => {
-                recursive_chunks(&text, cfg, &PyCounter { f }, with_counts)
-            }
-            (Unit::Callback, None) => Err(PyValueError::new_err(
-                "tokenizer: a callable tokenizer must be passed as counter",
-            )),
+            PyList::new(py, strings)
         })
     }
 
@@ -747,12 +770,7 @@ impl PyRecursive {
             let unit = self.unit;
             let cfg = &self.cfg;
             Ok(detached(py, || {
-                batch::par_map(&texts, workers, |t| match unit {
-                    Unit::Tokens(tok) => recursive_chunks(t, cfg, &OrdinaryCount(tok), true)
-                        .unwrap_or_else(|never| match never {}),
-                    _ => recursive_chunks(t, cfg, &CharCount, true)
-                        .unwrap_or_else(|never| match never {}),
-                })
+                batch::par_map(&texts, workers, |t| recursive_builtin(t, cfg, unit, true))
             })??)
         })
     }

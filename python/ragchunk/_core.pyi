@@ -140,6 +140,9 @@ class RecursiveCore:
     ) -> list[_ChunkTuple]:
         """Chunks of one text (``counter``: the callable for callback lengths)."""
 
+    def split_text(self, text: str, counter: object | None = None) -> list[str]:
+        """Just the chunk strings of one text (no counts)."""
+
     def split_batch(self, texts: list[str], workers: int | None = None) -> list[list[_ChunkTuple]]:
         """``split`` over many texts in parallel, in input order (built-in units only)."""
 

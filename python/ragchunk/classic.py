@@ -440,16 +440,20 @@ class RecursiveSplitter(Splitter):
             _pure_counter(self.length, self._resolved),
         )
 
-    def _tuples(self, text: str, with_counts: bool = True) -> list[_ChunkTuple]:
+    def _callback(self) -> Callable[[str], int] | None:
+        """The Python counting callable the Rust core needs (custom tokenizers), else None."""
+        if self.length == "tokens" and self._encoding is None:
+            assert self._resolved is not None
+            return self._resolved.exact
+        return None
+
+    def _tuples(self, text: str) -> list[_ChunkTuple]:
         core = self._core()
         if core is None:
             return self._pure(text)
-        callback = None
-        if self.length == "tokens" and self._encoding is None:
-            assert self._resolved is not None
-            callback = self._resolved.exact
+        callback = self._callback()
         result: list[_ChunkTuple] = _rust_or_pure(
-            lambda: core.split(text, callback, with_counts), lambda: self._pure(text)
+            lambda: core.split(text, callback), lambda: self._pure(text)
         )
         return result
 
@@ -461,7 +465,16 @@ class RecursiveSplitter(Splitter):
     def split_text(self, text: str) -> list[str]:
         """Just the chunk strings: LangChain's ``split_text`` output."""
         text = _check_text(text)
-        return [text[s:e] if j is None else j for s, e, _, j in self._tuples(text, False)]
+
+        def pure() -> list[str]:
+            return [text[s:e] if j is None else j for s, e, _, j in self._pure(text)]
+
+        core = self._core()
+        if core is None:
+            return pure()
+        callback = self._callback()
+        result: list[str] = _rust_or_pure(lambda: core.split_text(text, callback), pure)
+        return result
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many texts; in parallel with the GIL released on the Rust

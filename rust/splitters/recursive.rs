@@ -47,6 +47,9 @@ pub struct Separator {
     pub text: String,
     /// The compiled pattern, for regex separators; `None` for a literal.
     pub regex: Option<Regex>,
+    /// The literal's searcher, built once (building one per search cost more than a short
+    /// search).
+    finder: memmem::Finder<'static>,
 }
 
 impl Separator {
@@ -55,6 +58,7 @@ impl Separator {
         Separator {
             text: text.to_owned(),
             regex: None,
+            finder: memmem::Finder::new(text.as_bytes()).into_owned(),
         }
     }
 
@@ -64,6 +68,7 @@ impl Separator {
         Separator {
             text: source.to_owned(),
             regex: Some(regex),
+            finder: memmem::Finder::new(b"").into_owned(),
         }
     }
 
@@ -77,7 +82,7 @@ impl Separator {
     fn occurs_in(&self, text: &str) -> bool {
         match &self.regex {
             Some(re) => re.is_match(text),
-            None => memmem::find(text.as_bytes(), self.text.as_bytes()).is_some(),
+            None => self.finder.find(text.as_bytes()).is_some(),
         }
     }
 
@@ -88,9 +93,7 @@ impl Separator {
             Some(re) => out.extend(re.find_iter(text).map(|m| (m.start(), m.end()))),
             None => {
                 let n = self.text.len();
-                out.extend(
-                    memmem::find_iter(text.as_bytes(), self.text.as_bytes()).map(|s| (s, s + n)),
-                );
+                out.extend(self.finder.find_iter(text.as_bytes()).map(|s| (s, s + n)));
             }
         }
     }
