@@ -19,10 +19,6 @@ pub(crate) const SMALL: usize = 128;
 
 const NONE: u32 = u32::MAX;
 
-/// Array size for pieces shorter than it (most merged pieces are short words; initialising two
-/// 129-entry arrays for every merged piece cost ~5% of English counting).
-pub(crate) const TINY: usize = 25;
-
 /// Merges `piece` (`2..M` bytes), writing the start of each final part into `starts` and
 /// returning how many parts there are.
 #[inline]

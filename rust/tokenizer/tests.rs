@@ -230,3 +230,39 @@ fn long_pieces_merge_like_short_ones() {
     let big = "ab".repeat(500_000);
     assert_eq!(cl().count_ordinary(&big), cl().encode_ordinary(&big).len());
 }
+
+#[test]
+fn piece_cache_is_exact_across_encodings_and_threads() {
+    // Counts through the per-thread memo equal fresh merges; the two encodings share the
+    // table, so interleave them on words whose counts differ between encodings.
+    let words = [
+        " indistinguishable",
+        " Tokenization",
+        " pneumonoultra",
+        "abcdefghijklmnopqrstuvwx",
+        " zyxwvutsrqponmlk",
+        " 量子计算机",
+        "sdkfjhsdkjfhskjd",
+        " re-re-re-re",
+    ];
+    let text: String = words.concat();
+    let fresh = |tok: &Tokenizer| -> Vec<usize> {
+        words.iter().map(|w| tok.encode_ordinary(w).len()).collect()
+    };
+    let (want_cl, want_o2) = (fresh(cl()), fresh(o2()));
+    for _ in 0..3 {
+        for (tok, want) in [(cl(), &want_cl), (o2(), &want_o2)] {
+            let got: Vec<usize> = words.iter().map(|w| tok.count_ordinary(w)).collect();
+            assert_eq!(&got, want, "{}", tok.name());
+            assert_eq!(tok.count_ordinary(&text), tok.encode_ordinary(&text).len());
+        }
+    }
+    std::thread::spawn(move || {
+        assert_eq!(
+            cl().count_ordinary(&text),
+            cl().encode_ordinary(&text).len()
+        );
+    })
+    .join()
+    .unwrap();
+}
