@@ -264,13 +264,28 @@ impl Tokenizer {
 
     /// Byte range of the first special token's text in `text`, if any.
     pub fn find_special(&self, text: &str) -> Option<Range<usize>> {
-        self.special_finder.find(text).map(|m| m.range())
+        self.special_match(text).map(|m| m.range())
+    }
+
+    /// The first special token in `text`. Every special token of both encodings starts with
+    /// `<|` (checked in the tests), so text without that pair (nearly all text) is answered by
+    /// a `memchr` scan; the automaton's per-call setup cost ~4% of `naive_merge`, which checks
+    /// every paragraph.
+    #[inline]
+    fn special_match(&self, text: &str) -> Option<aho_corasick::Match> {
+        let b = text.as_bytes();
+        let maybe = memchr::memchr_iter(b'<', b).any(|i| b.get(i + 1) == Some(&b'|'));
+        if maybe {
+            self.special_finder.find(text)
+        } else {
+            None
+        }
     }
 
     /// `len(enc.encode(text))` with tiktoken's defaults: an error if `text` contains the text of
     /// any special token (`disallowed_special="all"`).
     pub fn count(&self, text: &str) -> Result<usize, SpecialTokenError> {
-        if let Some(m) = self.special_finder.find(text) {
+        if let Some(m) = self.special_match(text) {
             let token = self.special.get(m.pattern().as_usize()).map_or("", |s| s.0);
             return Err(SpecialTokenError {
                 token,

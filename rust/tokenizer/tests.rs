@@ -232,6 +232,19 @@ fn long_pieces_merge_like_short_ones() {
 }
 
 #[test]
+fn special_tokens_start_with_lt_pipe() {
+    // `Tokenizer::special_match` skips the automaton for text without `<|`.
+    for table in [CL100K_SPECIAL, O200K_SPECIAL] {
+        assert!(table.iter().all(|(s, _)| s.starts_with("<|")));
+    }
+    assert_eq!(cl().find_special("a < b | c <<|endoftext|>"), Some(11..24));
+    assert_eq!(
+        cl().count("x <|endoftext"),
+        Ok(cl().count_ordinary("x <|endoftext"))
+    );
+}
+
+#[test]
 fn piece_cache_is_exact_across_encodings_and_threads() {
     // Counts through the per-thread memo equal fresh merges; the two encodings share the
     // table, so interleave them on words whose counts differ between encodings.
