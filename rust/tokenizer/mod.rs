@@ -215,9 +215,15 @@ impl Tokenizer {
         } else if piece.len() <= bpe::SMALL {
             bpe::merge_small(&self.vocab, piece, &mut [0u32; bpe::SMALL + 1])
         } else {
-            let mut starts = Vec::new();
-            bpe::merge_heap(&self.vocab, piece, &mut starts);
-            starts.len()
+            let merge = || {
+                let mut starts = Vec::new();
+                bpe::merge_heap(&self.vocab, piece, &mut starts);
+                starts.len()
+            };
+            match cache {
+                Some(c) => c.get_or_long(self.cache_id(), piece, merge),
+                None => merge(),
+            }
         }
     }
 

@@ -279,3 +279,32 @@ fn piece_cache_is_exact_across_encodings_and_threads() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn long_piece_memo_is_exact_and_bounded() {
+    // Heap-merged pieces (> 128 bytes) are memoised by their bytes; 4,000 distinct 300-byte
+    // letter runs overflow the 1 MiB budget, so the memo starts over at least once.
+    let mut state = 0x2545_f491_u32;
+    let mut next_letter = || {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        char::from(b'a' + (state >> 16) as u8 % 26)
+    };
+    let runs: Vec<String> = (0..4000)
+        .map(|_| (0..300).map(|_| next_letter()).collect())
+        .collect();
+    let spaces = " ".repeat(517);
+    for tok in [cl(), o2()] {
+        for (i, run) in runs.iter().enumerate() {
+            if i % 97 == 0 {
+                assert_eq!(tok.count_ordinary(run), tok.encode_ordinary(run).len());
+            } else {
+                tok.count_ordinary(run);
+            }
+        }
+        for run in runs.iter().take(50).chain([&spaces]) {
+            let want = tok.encode_ordinary(run).len();
+            assert_eq!(tok.count_ordinary(run), want, "{}", tok.name());
+            assert_eq!(tok.count_ordinary(run), want, "{} (memoised)", tok.name());
+        }
+    }
+}
