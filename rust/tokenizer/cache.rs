@@ -35,13 +35,16 @@ const EMPTY: Entry = Entry {
     count: 0,
 };
 
+/// Count of each long piece, by its bytes.
+type LongMemo = FxHashMap<Box<[u8]>, u32>;
+
 /// Bytes of long-piece keys kept per encoding and thread before the long memo starts over.
 const LONG_BUDGET: usize = 1 << 20;
 
 pub(crate) struct PieceCache {
     slots: Box<[Entry]>,
     /// Pieces longer than `bpe::SMALL` (heap-merged), per encoding, with their key bytes.
-    long: [(FxHashMap<Box<[u8]>, u32>, usize); 2],
+    long: [(LongMemo, usize); 2],
 }
 
 #[inline(always)]
