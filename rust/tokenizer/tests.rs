@@ -230,3 +230,81 @@ fn long_pieces_merge_like_short_ones() {
     let big = "ab".repeat(500_000);
     assert_eq!(cl().count_ordinary(&big), cl().encode_ordinary(&big).len());
 }
+
+#[test]
+fn special_tokens_start_with_lt_pipe() {
+    // `Tokenizer::special_match` skips the automaton for text without `<|`.
+    for table in [CL100K_SPECIAL, O200K_SPECIAL] {
+        assert!(table.iter().all(|(s, _)| s.starts_with("<|")));
+    }
+    assert_eq!(cl().find_special("a < b | c <<|endoftext|>"), Some(11..24));
+    assert_eq!(
+        cl().count("x <|endoftext"),
+        Ok(cl().count_ordinary("x <|endoftext"))
+    );
+}
+
+#[test]
+fn piece_cache_is_exact_across_encodings_and_threads() {
+    // Counts through the per-thread memo equal fresh merges; the two encodings share the
+    // table, so interleave them on words whose counts differ between encodings.
+    let words = [
+        " indistinguishable",
+        " Tokenization",
+        " pneumonoultra",
+        "abcdefghijklmnopqrstuvwx",
+        " zyxwvutsrqponmlk",
+        " 量子计算机",
+        "sdkfjhsdkjfhskjd",
+        " re-re-re-re",
+    ];
+    let text: String = words.concat();
+    let fresh = |tok: &Tokenizer| -> Vec<usize> {
+        words.iter().map(|w| tok.encode_ordinary(w).len()).collect()
+    };
+    let (want_cl, want_o2) = (fresh(cl()), fresh(o2()));
+    for _ in 0..3 {
+        for (tok, want) in [(cl(), &want_cl), (o2(), &want_o2)] {
+            let got: Vec<usize> = words.iter().map(|w| tok.count_ordinary(w)).collect();
+            assert_eq!(&got, want, "{}", tok.name());
+            assert_eq!(tok.count_ordinary(&text), tok.encode_ordinary(&text).len());
+        }
+    }
+    std::thread::spawn(move || {
+        assert_eq!(
+            cl().count_ordinary(&text),
+            cl().encode_ordinary(&text).len()
+        );
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn long_piece_memo_is_exact_and_bounded() {
+    // Heap-merged pieces (> 128 bytes) are memoised by their bytes; 4,000 distinct 300-byte
+    // letter runs overflow the 1 MiB budget, so the memo starts over at least once.
+    let mut state = 0x2545_f491_u32;
+    let mut next_letter = || {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        char::from(b'a' + (state >> 16) as u8 % 26)
+    };
+    let runs: Vec<String> = (0..4000)
+        .map(|_| (0..300).map(|_| next_letter()).collect())
+        .collect();
+    let spaces = " ".repeat(517);
+    for tok in [cl(), o2()] {
+        for (i, run) in runs.iter().enumerate() {
+            if i % 97 == 0 {
+                assert_eq!(tok.count_ordinary(run), tok.encode_ordinary(run).len());
+            } else {
+                tok.count_ordinary(run);
+            }
+        }
+        for run in runs.iter().take(50).chain([&spaces]) {
+            let want = tok.encode_ordinary(run).len();
+            assert_eq!(tok.count_ordinary(run), want, "{}", tok.name());
+            assert_eq!(tok.count_ordinary(run), want, "{} (memoised)", tok.name());
+        }
+    }
+}

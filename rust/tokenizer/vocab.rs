@@ -31,7 +31,7 @@ fn long_mix(bytes: &[u8]) -> u64 {
 /// Packs 1..=8 bytes little-endian into a `u64` (zero-padded) without a variable-length memcpy:
 /// two overlapping 4-byte loads for 4..=8 bytes, three single bytes for 1..=3.
 #[inline(always)]
-fn pack(b: &[u8]) -> u64 {
+pub(crate) fn pack(b: &[u8]) -> u64 {
     let n = b.len();
     if n >= 4 {
         let lo = b.first_chunk::<4>().map_or(0, |c| u32::from_le_bytes(*c)) as u64;

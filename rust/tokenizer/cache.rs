@@ -1,0 +1,156 @@
+//! A per-thread memo of the token counts of short multi-token pieces.
+//!
+//! Natural text repeats its words: in the benchmark corpus a short piece that is not a single
+//! token (and so needs a byte-pair merge) occurs about four times per distinct piece, and
+//! `merge_small` was the largest cost of English counting. The memo is a direct-mapped table
+//! of the last piece seen per slot, keyed by the **whole** piece (its bytes, length and
+//! encoding are compared on every hit), so a hit is exact by construction; a collision only
+//! evicts. Pieces of 25..=128 bytes (mostly runs of CJK letters) rarely repeat and are not
+//! memoised; longer ones (heap-merged) go to a hash map of their own bytes (see
+//! [`PieceCache::get_or_long`]).
+//!
+//! One table per thread (`thread_local!`), shared by every call on that thread, so that the
+//! many short per-paragraph counts of `naive_merge` benefit as much as one whole-text count.
+
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
+/// Longest piece memoised, in bytes (the key holds up to three 8-byte words).
+pub(crate) const MAX_LEN: usize = 24;
+
+const BITS: u32 = 12;
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: [u64; 3],
+    /// `len | encoding << 8`; 0 marks an empty slot (no encoding has id 0).
+    tag: u32,
+    count: u32,
+}
+
+const EMPTY: Entry = Entry {
+    key: [0; 3],
+    tag: 0,
+    count: 0,
+};
+
+/// Count of each long piece, by its bytes.
+type LongMemo = FxHashMap<Box<[u8]>, u32>;
+
+/// Bytes of long-piece keys kept per encoding and thread before the long memo starts over.
+const LONG_BUDGET: usize = 1 << 20;
+
+pub(crate) struct PieceCache {
+    slots: Box<[Entry]>,
+    /// Pieces longer than `bpe::SMALL` (heap-merged), per encoding, with their key bytes.
+    long: [(LongMemo, usize); 2],
+}
+
+#[inline(always)]
+fn word(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|w| w.first_chunk::<8>())
+        .map_or(0, |c| u64::from_le_bytes(*c))
+}
+
+/// The bytes of a 1..=24-byte piece as three words. With the length (in the tag) this is
+/// injective: up to 8 bytes are packed zero-padded; longer pieces use (possibly overlapping)
+/// loads whose positions depend only on the length.
+#[inline(always)]
+fn key(piece: &[u8]) -> [u64; 3] {
+    let n = piece.len();
+    if n <= 8 {
+        [super::vocab::pack(piece), 0, 0]
+    } else if n <= 16 {
+        [word(piece, 0), word(piece, n - 8), 0]
+    } else {
+        [word(piece, 0), word(piece, 8), word(piece, n - 8)]
+    }
+}
+
+impl PieceCache {
+    fn new() -> Self {
+        PieceCache {
+            slots: vec![EMPTY; 1 << BITS].into_boxed_slice(),
+            long: Default::default(),
+        }
+    }
+
+    /// The count of a long piece (heap-merged: runs of spaces, table rules, box drawing, long
+    /// CJK runs) for encoding `enc` (1 or 2), memoised by its whole bytes. Such pieces are 2% of
+    /// the corpus bytes but cost ~800 instructions per byte to merge, and 3 in 4 of them
+    /// repeat (572 distinct among 2,145).
+    pub(crate) fn get_or_long(
+        &mut self,
+        enc: u32,
+        piece: &[u8],
+        count: impl FnOnce() -> usize,
+    ) -> usize {
+        let Some((map, bytes)) = self.long.get_mut(enc as usize - 1) else {
+            return count();
+        };
+        if let Some(&c) = map.get(piece) {
+            return c as usize;
+        }
+        let c = count();
+        if *bytes + piece.len() > LONG_BUDGET {
+            map.clear();
+            *bytes = 0;
+        }
+        map.insert(piece.into(), c as u32);
+        *bytes += piece.len();
+        c
+    }
+
+    /// The count of `piece` (2..=[`MAX_LEN`] bytes) for the encoding `enc` (1 or 2): memoised,
+    /// or computed by `count` and remembered.
+    #[inline(always)]
+    pub(crate) fn get_or(
+        &mut self,
+        enc: u32,
+        piece: &[u8],
+        count: impl FnOnce() -> usize,
+    ) -> usize {
+        let k = key(piece);
+        let tag = piece.len() as u32 | enc << 8;
+        let mix = (k[0] ^ k[1].rotate_left(21) ^ k[2].rotate_left(42) ^ tag as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let at = (mix >> (64 - BITS)) as usize;
+        match self.slots.get_mut(at) {
+            Some(e) if e.tag == tag && e.key == k => e.count as usize,
+            Some(e) => {
+                let c = count();
+                *e = Entry {
+                    key: k,
+                    tag,
+                    count: c as u32,
+                };
+                c
+            }
+            None => count(),
+        }
+    }
+}
+
+thread_local! {
+    static CACHE: RefCell<Option<PieceCache>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's memo, or with `None` if it is unavailable (already borrowed
+/// further up the stack, or the thread is shutting down).
+#[inline]
+pub(crate) fn with<R>(f: impl FnOnce(Option<&mut PieceCache>) -> R) -> R {
+    let mut f = Some(f);
+    let r = CACHE.try_with(|c| {
+        let mut slot = c.try_borrow_mut().ok()?;
+        let f = f.take()?;
+        Some(f(Some(slot.get_or_insert_with(PieceCache::new))))
+    });
+    match (r, f) {
+        (Ok(Some(r)), _) => r,
+        (_, Some(f)) => f(None),
+        // Unreachable: `f` is only taken right before it runs and returns `Some`.
+        (_, None) => unreachable!("piece-cache closure consumed without a result"),
+    }
+}
