@@ -50,21 +50,23 @@ impl Tokenizer {
         let mut stable = (start, 0);
         let stop = stop_above.unwrap_or(usize::MAX);
         let mut at = start;
-        self.for_each_piece(rest, |piece| {
-            if count > stop {
-                return; // still walks the pieces, but no longer merges them
-            }
-            if at + LOOKAHEAD <= limit
-                && at > start
-                && text
-                    .get(at..)
-                    .and_then(|t| t.chars().next())
-                    .is_some_and(|c| !c.is_whitespace())
-            {
-                stable = (at, count);
-            }
-            count += self.count_piece(piece);
-            at += piece.len();
+        super::cache::with(|mut cache| {
+            self.for_each_piece(rest, |piece| {
+                if count > stop {
+                    return; // still walks the pieces, but no longer merges them
+                }
+                if at + LOOKAHEAD <= limit
+                    && at > start
+                    && text
+                        .get(at..)
+                        .and_then(|t| t.chars().next())
+                        .is_some_and(|c| !c.is_whitespace())
+                {
+                    stable = (at, count);
+                }
+                count += self.count_piece(piece, cache.as_deref_mut());
+                at += piece.len();
+            })
         });
         Some(Resume {
             count,
