@@ -290,6 +290,20 @@ def test_custom_tokenizer_and_split_text() -> None:
     assert words.split_text(src) == [c.text for c in chunks]
 
 
+def test_tokenizer_exception_propagates_and_o200k() -> None:
+    def boom(text: str) -> int:
+        raise KeyError("counter failed")
+
+    with pytest.raises(KeyError, match="counter failed"):
+        CodeSplitter("go", 10, tokenizer=boom).split("package main\n")
+    src = SNIPPETS["go"][0]
+    import tiktoken
+
+    enc = tiktoken.get_encoding("o200k_base")
+    chunks = CodeSplitter("go", 20, tokenizer="o200k_base").split(src)
+    _check(src, chunks, 20, lambda t: len(enc.encode_ordinary(t)))
+
+
 def test_empty_and_whitespace() -> None:
     for lang in supported_languages():
         assert CodeSplitter(lang, 10).split("") == []
@@ -308,6 +322,28 @@ def test_split_batch_matches_split(cl100k_count: Callable[[str], int]) -> None:
         s = CodeSplitter("rust", 20, **kwargs)
         assert s.split_batch(docs, workers=2) == [s.split(d) for d in docs]
     assert CodeSplitter("rust", 20).split_batch([]) == []
+
+
+@pytest.mark.single_backend
+def test_split_batch_releases_the_gil() -> None:
+    import asyncio
+
+    if _backend.name() != "rust":
+        pytest.skip("the Python backend holds the GIL by nature")
+    texts = [t for _, t in CORPUS] * 4
+    s = CodeSplitter("rust", 64)
+
+    async def main() -> tuple[int, list[list[Chunk]]]:
+        ticks = 0
+        task = asyncio.create_task(asyncio.to_thread(s.split_batch, texts))
+        while not task.done():
+            await asyncio.sleep(0.001)
+            ticks += 1
+        return ticks, await task
+
+    ticks, result = asyncio.run(main())
+    assert len(result) == len(texts)
+    assert ticks > 5, "the event loop should keep running while Rust works"
 
 
 # ----------------------------------------------------------------------------------- corpus
