@@ -593,10 +593,11 @@ mod tests {
                     3,
                     5
                 ),
+                ("class A:".to_owned(), vec!["A".to_owned()], 7, 7),
                 (
-                    "class A:\n    def m(self):\n        return 1".to_owned(),
+                    "def m(self):\n        return 1".to_owned(),
                     vec!["A.m".to_owned()],
-                    7,
+                    8,
                     9
                 ),
             ]
@@ -606,7 +607,7 @@ mod tests {
     #[test]
     fn rust_impl_and_go_receiver_names() {
         let rs = "struct S;\nimpl S {\n    fn new() -> S { S }\n}\n";
-        assert_eq!(chunks(rs, Lang::Rust, 100)[0].1, ["S.new"]);
+        assert_eq!(chunks(rs, Lang::Rust, 100)[0].1, ["S", "S.new"]);
         let go = "package p\n\nfunc (s *Srv) Run() error {\n\treturn nil\n}\n";
         assert_eq!(chunks(go, Lang::Go, 100)[0].1, ["Srv.Run"]);
         let c = "static int *make(void) { return 0; }\n";
