@@ -1322,6 +1322,114 @@ fn title_tree_split_batch(
     })
 }
 
+// ---- source code (issue 6 item 4), with the grammars of the `code` feature
+
+#[cfg(feature = "code")]
+use crate::splitters::code::{self, CodeChunk, Lang};
+
+/// `(start, end, size, symbols, start_line, end_line)`, code points, lines 1-based inclusive.
+#[cfg(feature = "code")]
+type CodeChunkPy = (usize, usize, usize, Vec<String>, usize, usize);
+
+#[cfg(feature = "code")]
+fn code_lang(language: &str) -> PyResult<Lang> {
+    Lang::from_name(language).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "language {language:?} is not supported; supported: {}",
+            code::LANGUAGES.join(", ")
+        ))
+    })
+}
+
+#[cfg(feature = "code")]
+fn code_to_py(text: &str, chunks: Vec<CodeChunk>) -> Vec<CodeChunkPy> {
+    let index = CharIndex::new(text);
+    chunks
+        .into_iter()
+        .map(|c| {
+            (
+                index.char_offset(c.span.start),
+                index.char_offset(c.span.end),
+                c.span.size,
+                c.symbols,
+                c.start_line,
+                c.end_line,
+            )
+        })
+        .collect()
+}
+
+/// `CodeSplitter.split` in one crossing. `encoding_name` (built-in tokenizer, GIL released),
+/// `counter` (Python callable, GIL held) or neither (`length="chars"`).
+#[cfg(feature = "code")]
+#[pyfunction]
+#[pyo3(signature = (text, language, chunk_size, encoding_name, counter))]
+fn code_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    language: &str,
+    chunk_size: usize,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'_, PyAny>>,
+) -> PyResult<Vec<CodeChunkPy>> {
+    contain(py, || {
+        let lang = code_lang(language)?;
+        let text: &str = &text;
+        match (encoding_name, counter) {
+            (Some(name), _) => {
+                let tok = encoding(name)?;
+                let count = |t: &str| tok.count_ordinary(t);
+                detached(py, || {
+                    let out = code::split_code(text, lang, chunk_size, &count)
+                        .unwrap_or_else(|never| match never {});
+                    code_to_py(text, out)
+                })
+            }
+            (None, Some(f)) => {
+                let out = code::split_code(text, lang, chunk_size, &PyCounter { f })?;
+                Ok(code_to_py(text, out))
+            }
+            (None, None) => detached(py, || {
+                let out = code::split_code(text, lang, chunk_size, &CharCount)
+                    .unwrap_or_else(|never| match never {});
+                code_to_py(text, out)
+            }),
+        }
+    })
+}
+
+/// `CodeSplitter.split_batch`: files in parallel (rayon), GIL released. Built-in tokenizers
+/// and `length="chars"` only.
+#[cfg(feature = "code")]
+#[pyfunction]
+#[pyo3(signature = (texts, language, chunk_size, encoding_name, workers))]
+fn code_split_batch(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    language: &str,
+    chunk_size: usize,
+    encoding_name: Option<&str>,
+    workers: Option<usize>,
+) -> PyResult<Vec<Vec<CodeChunkPy>>> {
+    contain(py, || {
+        let lang = code_lang(language)?;
+        let tok = encoding_name.map(encoding).transpose()?;
+        Ok(detached(py, || {
+            batch::par_map(&texts, workers, |t| {
+                let text: &str = t;
+                let out = match tok {
+                    Some(tok) => {
+                        code::split_code(text, lang, chunk_size, &|s: &str| tok.count_ordinary(s))
+                    }
+                    None => code::split_code(text, lang, chunk_size, &CharCount),
+                }
+                .unwrap_or_else(|never| match never {});
+                code_to_py(text, out)
+            })
+        })??)
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -1355,5 +1463,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(html_text, m)?)?;
     m.add_function(wrap_pyfunction!(title_tree_split, m)?)?;
     m.add_function(wrap_pyfunction!(title_tree_split_batch, m)?)?;
+    #[cfg(feature = "code")]
+    {
+        m.add_function(wrap_pyfunction!(code_split, m)?)?;
+        m.add_function(wrap_pyfunction!(code_split_batch, m)?)?;
+    }
     Ok(())
 }

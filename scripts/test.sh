@@ -10,8 +10,10 @@ export PATH="$PWD/.venv/bin:$PATH"
 echo "== cargo fmt / clippy / test"
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
-cargo clippy --all-targets --features python -- -D warnings
-cargo test -q
+# `code` (CodeSplitter: tree-sitter grammars, C compiled by cc) is linted and tested once, in
+# this clippy run and in cargo test, so the grammars' C is built once per profile, not per step.
+cargo clippy --all-targets --features python,code -- -D warnings
+cargo test -q --features code
 
 echo "== ruff / mypy"
 ruff check python tests benches

@@ -33,6 +33,7 @@ from ._naive import (
 from ._pure.images import LazyImage
 from .association import associate_images, boxes_overlap
 from .classic import CharacterSplitter, RecursiveSplitter, SentenceSplitter, TokenWindowSplitter
+from .code import CodeSplitter, supported_languages
 from .papers import PaperChunk, PaperSection, chunk_paper
 from .pipeline import PipelineChunk, TokenChunker
 from .structured import HTMLSplitter, JSONSplitter, MarkdownSplitter, TitleTreeChunker
@@ -42,6 +43,7 @@ __all__ = [
     "COMPAT_FAMILIES",
     "CharacterSplitter",
     "Chunk",
+    "CodeSplitter",
     "HTMLSplitter",
     "JSONSplitter",
     "LazyImage",
@@ -76,6 +78,7 @@ __all__ = [
     "num_tokens_from_string",
     "presets",
     "remove_tag",
+    "supported_languages",
     "table_to_text",
 ]
 

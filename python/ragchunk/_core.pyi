@@ -8,6 +8,8 @@ __all__ = [
     "_panic_for_tests",
     "character_split",
     "character_split_batch",
+    "code_split",
+    "code_split_batch",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -269,3 +271,23 @@ def title_tree_split_batch(
     workers: int | None,
 ) -> list[list[tuple[int, int, int, int]]]:
     """title_tree_split over many documents in parallel, in input order."""
+
+_CodeChunk = tuple[int, int, int, list[str], int, int]
+
+def code_split(
+    text: str,
+    language: str,
+    chunk_size: int,
+    encoding_name: str | None,
+    counter: object | None,
+) -> list[_CodeChunk]:
+    """CodeSplitter.split: ``(start, end, size, symbols, start_line, end_line)`` chunks."""
+
+def code_split_batch(
+    texts: list[str],
+    language: str,
+    chunk_size: int,
+    encoding_name: str | None,
+    workers: int | None,
+) -> list[list[_CodeChunk]]:
+    """code_split over many files in parallel, in input order."""

@@ -9,6 +9,8 @@
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 
 pub mod character;
+#[cfg(feature = "code")]
+pub mod code;
 pub mod html;
 pub mod markdown;
 pub mod recursive;
