@@ -1,4 +1,4 @@
-"""Structure-aware chunkers: Markdown, HTML, title trees and JSON (code to come).
+"""Structure-aware chunkers: Markdown, HTML, title trees and JSON (code: ragchunk.code).
 
 Each chunker is configured once and applied to many documents (``split``, ``split_text``,
 ``split_batch``), returns :class:`ragchunk.Chunk` objects with code-point offsets, and gives the
