@@ -8,14 +8,13 @@ PyPI package and the grammar wheels pinned to the same versions) and return iden
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from . import _backend
-from ._chunk import Chunk, Splitter, check_texts, check_workers
+from ._chunk import Chunk, check_texts, check_workers
 from ._pure import code as _pure
-from ._tokenizers import ResolvedTokenizer, resolve_tokenizer
-from .structured import _LENGTHS, _check_text, _positive_int, _pure_counter
+from .structured import _check_text, _Measured, _positive_int
 
 __all__ = ["CodeSplitter", "supported_languages"]
 
@@ -29,7 +28,7 @@ def supported_languages() -> list[str]:
     return list(_pure.LANGUAGES)
 
 
-class CodeSplitter(Splitter):
+class CodeSplitter(_Measured):
     """Cut source code into chunks that follow its syntax tree.
 
     The file is parsed with tree-sitter. Top-level statements, functions, classes (and each
@@ -86,25 +85,13 @@ class CodeSplitter(Splitter):
     ) -> None:
         self.language = _pure.canonical_language(language)
         self.chunk_size = _positive_int(chunk_size, "chunk_size", 1)
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
-        )
-        self._pure_count: Callable[[str], int] | None = None
+        self._set_length(length, tokenizer)
 
     def __repr__(self) -> str:
         return (
             f"CodeSplitter(language={self.language!r}, chunk_size={self.chunk_size}, "
             f"length={self.length!r}, tokenizer={self.tokenizer!r})"
         )
-
-    def _count(self) -> Callable[[str], int]:
-        if self._pure_count is None:
-            self._pure_count = _pure_counter(self._tok)
-        return self._pure_count
 
     def _raw(self, text: str) -> list[_pure.CodeChunkRaw]:
         core = _backend.core()

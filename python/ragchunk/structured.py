@@ -76,7 +76,29 @@ def _heading_levels(value: object) -> tuple[int, ...]:
     return tuple(sorted(set(levels)))
 
 
-class _SectionSplitter(Splitter):
+class _Measured(Splitter):
+    """Chunkers sized in tokens (a resolved tokenizer) or in characters (``length``)."""
+
+    _tok: ResolvedTokenizer | None
+    _pure_count: Callable[[str], int] | None
+
+    def _set_length(self, length: str, tokenizer: Any) -> None:
+        """Validate ``length`` and resolve ``tokenizer`` (only used with ``"tokens"``)."""
+        if length not in _LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok = resolve_tokenizer(tokenizer) if length == "tokens" else None
+        self._pure_count = None
+
+    def _count(self) -> Callable[[str], int]:
+        """How the pure-Python paths count (built once, on first use)."""
+        if self._pure_count is None:
+            self._pure_count = _pure_counter(self._tok)
+        return self._pure_count
+
+
+class _SectionSplitter(_Measured):
     """What MarkdownSplitter and HTMLSplitter share: arguments, counting, batch dispatch.
 
     Subclasses give the heading-level parser, the core's one-document and batch functions
@@ -104,14 +126,7 @@ class _SectionSplitter(Splitter):
         if not isinstance(strip_headers, bool):
             raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
         self.strip_headers = strip_headers
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
-        )
-        self._pure_count: Callable[[str], int] | None = None
+        self._set_length(length, tokenizer)
 
     def __repr__(self) -> str:
         return (
@@ -121,11 +136,6 @@ class _SectionSplitter(Splitter):
             f"strip_headers={self.strip_headers}, length={self.length!r}, "
             f"tokenizer={self.tokenizer!r})"
         )
-
-    def _count(self) -> Callable[[str], int]:
-        if self._pure_count is None:
-            self._pure_count = _pure_counter(self._tok)
-        return self._pure_count
 
     def _core_args(self) -> list[Any]:
         """The arguments every core call takes after the text: sizes, levels, stripping."""
@@ -611,7 +621,7 @@ def _layout_numbered(text: str) -> _Layout:
 _TITLE_SOURCES = ("auto", "markdown", "numbered", "html")
 
 
-class TitleTreeChunker(Splitter):
+class TitleTreeChunker(_Measured):
     """Structure + length chunking over a title tree (``../shared/seeds/002_*``).
 
     1. Each smallest-title unit (a title with the paragraphs directly under it) becomes a
@@ -671,31 +681,19 @@ class TitleTreeChunker(Splitter):
         title_source: str = "auto",
     ) -> None:
         self.max_chunk_size = _positive_int(max_chunk_size, "max_chunk_size", 1)
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
+        self._set_length(length, tokenizer)
         if title_source not in _TITLE_SOURCES:
             raise ValueError(
                 "title_source must be 'auto', 'markdown', 'numbered' or 'html', "
                 f"got {title_source!r}"
             )
         self.title_source = title_source
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
-        )
-        self._pure_count: Callable[[str], int] | None = None
 
     def __repr__(self) -> str:
         return (
             f"TitleTreeChunker(max_chunk_size={self.max_chunk_size}, length={self.length!r}, "
             f"tokenizer={self.tokenizer!r}, title_source={self.title_source!r})"
         )
-
-    def _count(self) -> Callable[[str], int]:
-        if self._pure_count is None:
-            self._pure_count = _pure_counter(self._tok)
-        return self._pure_count
 
     @staticmethod
     def render(tree: object) -> str:
@@ -837,7 +835,7 @@ def _check_json_value(data: object) -> None:
             )
 
 
-class JSONSplitter(Splitter):
+class JSONSplitter(_Measured):
     """Cut JSON into chunks that are each a valid JSON object keeping every value at its
     full path from the root (``{"a": {"b": {"c": 1}}}``), like LangChain's
     ``RecursiveJsonSplitter``.
@@ -901,13 +899,7 @@ class JSONSplitter(Splitter):
                     f"({max_chunk_size})"
                 )
         self.min_chunk_size = min_chunk_size
-        if length not in _LENGTHS:
-            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
-        self.length = length
-        self.tokenizer = tokenizer
-        self._tok: ResolvedTokenizer | None = (
-            resolve_tokenizer(tokenizer) if length == "tokens" else None
-        )
+        self._set_length(length, tokenizer)
 
     def __repr__(self) -> str:
         return (
