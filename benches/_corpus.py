@@ -8,7 +8,10 @@ import os
 import random
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
@@ -78,3 +81,25 @@ def generated_corpus(n_docs: int = 60, seed: int = 7) -> list[str]:
             parts.append("\n\n" if rng.random() < 0.3 else ("\n" if rng.random() < 0.5 else " "))
         docs.append("".join(parts))
     return docs
+
+
+def best_time(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
+    """Best wall time of ``repeat`` calls of ``fn``, and its last result."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def print_table(
+    rows: list[tuple[str, float, int]], mb: float, baseline: str, digits: int = 2
+) -> None:
+    """The Markdown table of (name, seconds, chunks or -1) rows; ratios against row 0."""
+    base = rows[0][1]
+    print(f"| chunker | seconds | MB/s | chunks | time vs {baseline} |")
+    print("|---|---:|---:|---:|---:|")
+    for name, secs, n in rows:
+        chunks = "" if n < 0 else str(n)
+        print(f"| {name} | {secs:.{digits}f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, offline_tiktoken
+from _corpus import CORPUS, best_time, offline_tiktoken, print_table
 
 offline_tiktoken()
 
@@ -65,13 +63,7 @@ def code_files(lang: str, max_bytes: int, file_bytes: int = 20_000) -> list[str]
     return files
 
 
-def _time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+REPEAT = 3  # best of three timings per contender
 
 
 def check(docs: list[str], results: list[list[Any]], size: int) -> None:
@@ -93,15 +85,15 @@ def bench(lang: str, docs: list[str], size: int) -> list[tuple[str, float, int]]
     rows: list[tuple[str, float, int]] = []
     _backend.set_backend("rust")
     cs = CodeSplitter(lang, size)
-    t, res = _time(lambda: [cs.split(d) for d in docs])
+    t, res = best_time(lambda: [cs.split(d) for d in docs], REPEAT)
     check(docs, res, size)
     rows.append(("ragchunk CodeSplitter (Rust, one file at a time)", t, sum(map(len, res))))
-    t, res_b = _time(lambda: cs.split_batch(docs))
+    t, res_b = best_time(lambda: cs.split_batch(docs), REPEAT)
     assert res_b == res
     rows.append(("ragchunk CodeSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
     sub = docs[: max(1, len(docs) // 4)]
     _backend.set_backend("python")
-    t_py, res_py = _time(lambda: [cs.split(d) for d in sub], repeat=1)
+    t_py, res_py = best_time(lambda: [cs.split(d) for d in sub])
     _backend.set_backend("rust")
     assert res_py == [cs.split(d) for d in sub], "backends disagree"
     scale = sum(map(len, docs)) / sum(map(len, sub))
@@ -114,7 +106,7 @@ def bench(lang: str, docs: list[str], size: int) -> list[tuple[str, float, int]]
 
         grammar = importlib.import_module(f"tree_sitter_{lang}").language()
         sem = SemCode.from_tiktoken_model(grammar, "gpt-3.5-turbo", size)
-        t, out = _time(lambda: [sem.chunks(d) for d in docs])
+        t, out = best_time(lambda: [sem.chunks(d) for d in docs], REPEAT)
         rows.append(("semantic-text-splitter CodeSplitter", t, sum(map(len, out))))
     except ImportError as exc:
         print(f"(semantic-text-splitter unavailable: {exc})")
@@ -129,7 +121,7 @@ def bench(lang: str, docs: list[str], size: int) -> list[tuple[str, float, int]]
             chunk_overlap=0,
             length_function=lambda s: len(enc.encode_ordinary(s)),
         )
-        t, out = _time(lambda: [lc.split_text(d) for d in docs])
+        t, out = best_time(lambda: [lc.split_text(d) for d in docs], REPEAT)
         rows.append(
             ("LangChain RecursiveCharacterTextSplitter.from_language", t, sum(map(len, out)))
         )
@@ -147,15 +139,10 @@ def main() -> None:
         docs = code_files(lang, args.max_kb * 1000)
         mb = sum(len(d.encode()) for d in docs) / 1e6
         rows = bench(lang, docs, args.size)
-        base = rows[0][1]
         print(
             f"\n{lang}: {len(docs)} files, {mb:.2f} MB, budget {args.size} tokens (cl100k_base)\n"
         )
-        print("| chunker | seconds | MB/s | chunks | time vs ragchunk Rust |")
-        print("|---|---:|---:|---:|---:|")
-        for name, secs, n in rows:
-            chunks = "" if n < 0 else str(n)
-            print(f"| {name} | {secs:.3f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")
+        print_table(rows, mb, "ragchunk Rust", 3)
 
 
 def test_bench_code_smoke() -> None:

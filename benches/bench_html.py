@@ -20,14 +20,12 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, offline_tiktoken
+from _corpus import CORPUS, best_time, offline_tiktoken, print_table
 
 offline_tiktoken()
 
@@ -43,15 +41,6 @@ def _docs(every: int) -> list[str]:
     md = MarkdownIt("commonmark").enable("table")
     paths = sorted(CORPUS.rglob("*.md"))
     return [md.render(p.read_text(encoding="utf-8")) for p in paths[::every]]
-
-
-def _time(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def _check(splitter: HTMLSplitter, docs: list[str], results: list[list[Any]]) -> None:
@@ -81,15 +70,15 @@ def main() -> None:
 
     _backend.set_backend("rust")
     sp = HTMLSplitter(size)
-    t, res = _time(lambda: [sp.split(d) for d in docs])
+    t, res = best_time(lambda: [sp.split(d) for d in docs])
     _check(sp, docs, res)
     rows.append(("ragchunk HTMLSplitter (Rust, one doc at a time)", t, sum(map(len, res))))
-    t, res_b = _time(lambda: sp.split_batch(docs))
+    t, res_b = best_time(lambda: sp.split_batch(docs))
     assert res_b == res
     rows.append(("ragchunk HTMLSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
     sub = docs[: max(1, len(docs) // 8)]
     _backend.set_backend("python")
-    t_py, res_py = _time(lambda: [sp.split(d) for d in sub])
+    t_py, res_py = best_time(lambda: [sp.split(d) for d in sub])
     _backend.set_backend("rust")
     assert res_py == [sp.split(d) for d in sub], "backends disagree"
     sub_mb = sum(len(d.encode()) for d in sub) / 1e6
@@ -103,12 +92,12 @@ def main() -> None:
         )
 
         hh = HTMLHeaderTextSplitter(heads)
-        t, out = _time(lambda: [hh.split_text(d) for d in docs])
+        t, out = best_time(lambda: [hh.split_text(d) for d in docs])
         rows.append(("LangChain HTMLHeaderTextSplitter (no size budget)", t, sum(map(len, out))))
         rec = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
             encoding_name="cl100k_base", chunk_size=size, chunk_overlap=0
         )
-        t, out = _time(lambda: [rec.split_documents(hh.split_text(d)) for d in docs])
+        t, out = best_time(lambda: [rec.split_documents(hh.split_text(d)) for d in docs])
         rows.append(
             ("LangChain HTMLHeaderTextSplitter + Recursive (tiktoken)", t, sum(map(len, out)))
         )
@@ -118,7 +107,7 @@ def main() -> None:
         from langchain_text_splitters import HTMLSectionSplitter
 
         sec = HTMLSectionSplitter(heads)
-        t, out = _time(lambda: [sec.split_text(d) for d in docs])
+        t, out = best_time(lambda: [sec.split_text(d) for d in docs])
         rows.append(("LangChain HTMLSectionSplitter (no size budget)", t, sum(map(len, out))))
     except Exception as exc:  # ImportError, or lxml/XSLT failures on some inputs
         print(f"(LangChain HTMLSectionSplitter failed: {type(exc).__name__}: {exc})")
@@ -126,20 +115,15 @@ def main() -> None:
         from langchain_text_splitters import HTMLSemanticPreservingSplitter
 
         sem = HTMLSemanticPreservingSplitter(heads, max_chunk_size=4 * size)
-        t, out = _time(lambda: [sem.split_text(d) for d in docs])
+        t, out = best_time(lambda: [sem.split_text(d) for d in docs])
         rows.append(
             (f"LangChain HTMLSemanticPreservingSplitter ({4 * size} chars)", t, sum(map(len, out)))
         )
     except Exception as exc:
         print(f"(LangChain HTMLSemanticPreservingSplitter failed: {type(exc).__name__}: {exc})")
 
-    base = rows[0][1]
     print(f"{len(docs)} documents, {mb:.1f} MB of HTML, budget {size} tokens (cl100k_base)\n")
-    print("| chunker | seconds | MB/s | chunks | time vs ragchunk Rust |")
-    print("|---|---:|---:|---:|---:|")
-    for name, secs, n in rows:
-        chunks = "" if n < 0 else str(n)
-        print(f"| {name} | {secs:.2f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")
+    print_table(rows, mb, "ragchunk Rust")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, offline_tiktoken
+from _corpus import CORPUS, offline_tiktoken, print_table
 
 offline_tiktoken()
 
@@ -128,14 +128,9 @@ def main() -> None:
     except ImportError as exc:
         print(f"(langchain-text-splitters unavailable: {exc})")
 
-    base = rows[0][1]
     print(f"{len(docs)} JSON documents, {mb:.1f} MB serialized, budget {size}, ", end="")
     print(f"median of {rounds} rounds\n")
-    print("| chunker | seconds | MB/s | chunks | time vs ragchunk (chars) |")
-    print("|---|---:|---:|---:|---:|")
-    for name, secs, n in rows:
-        chunks = "" if n < 0 else str(n)
-        print(f"| {name} | {secs:.2f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")
+    print_table(rows, mb, "ragchunk (chars)")
 
 
 if __name__ == "__main__":

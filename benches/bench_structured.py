@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, offline_tiktoken
+from _corpus import CORPUS, best_time, offline_tiktoken, print_table
 
 offline_tiktoken()
 
@@ -32,15 +30,6 @@ from ragchunk.structured import MarkdownSplitter, TitleTreeChunker  # noqa: E402
 def _docs(every: int) -> list[str]:
     paths = sorted(CORPUS.rglob("*.md"))
     return [p.read_text(encoding="utf-8") for p in paths[::every]]
-
-
-def _time(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def _check(docs: list[str], results: list[list[Any]], size: int) -> None:
@@ -70,15 +59,15 @@ def main() -> None:
 
     _backend.set_backend("rust")
     md = MarkdownSplitter(size)
-    t, res = _time(lambda: [md.split(d) for d in docs])
+    t, res = best_time(lambda: [md.split(d) for d in docs])
     _check(docs, res, size)
     rows.append(("ragchunk MarkdownSplitter (Rust, one doc at a time)", t, sum(map(len, res))))
-    t, res_b = _time(lambda: md.split_batch(docs))
+    t, res_b = best_time(lambda: md.split_batch(docs))
     assert res_b == res
     rows.append(("ragchunk MarkdownSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
     sub = docs[: max(1, len(docs) // 8)]
     _backend.set_backend("python")
-    t_py, res_py = _time(lambda: [md.split(d) for d in sub])
+    t_py, res_py = best_time(lambda: [md.split(d) for d in sub])
     _backend.set_backend("rust")
     assert res_py == [md.split(d) for d in sub], "backends disagree"
     sub_mb = sum(len(d.encode()) for d in sub) / 1e6
@@ -88,7 +77,7 @@ def main() -> None:
         from semantic_text_splitter import MarkdownSplitter as SemMd
 
         sem = SemMd.from_tiktoken_model("gpt-3.5-turbo", size)
-        t, out = _time(lambda: [sem.chunks(d) for d in docs])
+        t, out = best_time(lambda: [sem.chunks(d) for d in docs])
         rows.append(("semantic-text-splitter MarkdownSplitter", t, sum(map(len, out))))
     except ImportError as exc:
         print(f"(semantic-text-splitter unavailable: {exc})")
@@ -108,7 +97,7 @@ def main() -> None:
         def lc() -> list[Any]:
             return [rec.split_documents(heads.split_text(d)) for d in docs]
 
-        t, out = _time(lc)
+        t, out = best_time(lc)
         rows.append(
             ("LangChain MarkdownHeaderTextSplitter + Recursive (tiktoken)", t, sum(map(len, out)))
         )
@@ -116,19 +105,14 @@ def main() -> None:
         print(f"(langchain-text-splitters unavailable: {exc})")
 
     tt = TitleTreeChunker(size)
-    t, res_t = _time(lambda: [tt.split(d) for d in docs])
+    t, res_t = best_time(lambda: [tt.split(d) for d in docs])
     rows.append(("ragchunk TitleTreeChunker (Rust)", t, sum(map(len, res_t))))
-    t, res_tb = _time(lambda: tt.split_batch(docs))
+    t, res_tb = best_time(lambda: tt.split_batch(docs))
     assert res_tb == res_t
     rows.append(("ragchunk TitleTreeChunker.split_batch (Rust, rayon)", t, sum(map(len, res_tb))))
 
-    base = rows[0][1]
     print(f"{len(docs)} documents, {mb:.1f} MB, budget {size} tokens (cl100k_base)\n")
-    print("| chunker | seconds | MB/s | chunks | time vs ragchunk Rust |")
-    print("|---|---:|---:|---:|---:|")
-    for name, secs, n in rows:
-        chunks = "" if n < 0 else str(n)
-        print(f"| {name} | {secs:.2f} | {mb / secs:.2f} | {chunks} | {secs / base:.1f}x |")
+    print_table(rows, mb, "ragchunk Rust")
 
 
 if __name__ == "__main__":
