@@ -248,3 +248,29 @@ def test_custom_tokenizer_and_o200k() -> None:
     _check(data, chunks, 5, lambda t: len(t.split()))
     o200 = JSONSplitter(max_chunk_size=12, tokenizer="o200k_base").split_json(data)
     assert len(o200) > 1 and all(json.loads(c.text) for c in o200)
+
+
+@pytest.mark.single_backend
+def test_resumable_count_matches_full_count_and_rejects_bad_offsets() -> None:
+    """The core's count_ordinary_resume (used by the token-sized walk): exact from 0, exact
+    when resumed at the boundary it reported, a lower bound past ``stop_above``, and a
+    ``ValueError`` naming ``start`` for an offset that is not a character boundary."""
+    core = _backend._import_core()
+    base = '{"a": "héllo wörld, 你好", "b": {"c": [1, 2, 3]}}'
+    for enc in ("cl100k_base", "o200k_base"):
+        full = core.count_ordinary(base, enc)
+        n, stable, to_stable = core.count_ordinary_resume(base, enc, 0, 2)
+        assert n == full and 0 <= to_stable <= full
+        grown = base[:-2] + ', "d": "more text here"}}'
+        m, _, _ = core.count_ordinary_resume(grown, enc, stable, 2)
+        assert to_stable + m == core.count_ordinary(grown, enc)
+        capped, _, _ = core.count_ordinary_resume(grown, enc, 0, 2, 3)
+        assert 3 < capped <= core.count_ordinary(grown, enc)
+    with pytest.raises(ValueError, match="start"):
+        core.count_ordinary_resume("é", "cl100k_base", 1, 0)
+    with pytest.raises(ValueError, match="start"):
+        core.count_ordinary_resume("ab", "cl100k_base", 5, 0)
+    with pytest.raises(OverflowError):
+        core.count_ordinary_resume("ab", "cl100k_base", -1, 0)
+    with pytest.raises(ValueError, match="tokenizer"):
+        core.count_ordinary_resume("ab", "p50k_base", 0, 0)

@@ -219,6 +219,12 @@ def test_bad_text() -> None:
         TitleTreeChunker(10).split(None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"texts\[0\]"):
         TitleTreeChunker(10).split_batch([b"x"])  # type: ignore[list-item]
+    html = TitleTreeChunker(10, title_source="html")
+    with pytest.raises(TypeError, match="text"):
+        html.split(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="lone surrogate"):
+        html.split("<p>a\ud800</p>")
+    assert html.split("") == [] and html.split("<p></p>") == []
 
 
 # ------------------------------------------------------------------------------------ corpus
