@@ -818,18 +818,9 @@ fn character_split_batch(
     })
 }
 
-fn token_windows(
-    tok: &Tokenizer,
-    text: &str,
-    size: usize,
-    overlap: usize,
-) -> PyResult<Vec<ChunkTuple>> {
-    let edges = token_window::token_edges(tok, text)
-        .map_err(|e| PyRuntimeError::new_err(format!("token window: {e}")))?;
-    Ok(spans_to_chars(
-        text,
-        &token_window::windows(text, &edges, size, overlap),
-    ))
+fn token_windows(tok: &Tokenizer, text: &str, size: usize, overlap: usize) -> Vec<ChunkTuple> {
+    let edges = tok.token_edges(text);
+    spans_to_chars(text, &token_window::windows(text, &edges, size, overlap))
 }
 
 /// Token windows over a built-in encoding: `(start, end, tokens, None)` per window.
@@ -843,7 +834,9 @@ fn token_window_split(
 ) -> PyResult<Vec<ChunkTuple>> {
     contain(py, || {
         let tok = encoding(encoding_name)?;
-        detached(py, || token_windows(tok, &text, chunk_size, chunk_overlap))?
+        Ok(detached(py, || {
+            token_windows(tok, &text, chunk_size, chunk_overlap)
+        })?)
     })
 }
 
@@ -860,12 +853,11 @@ fn token_window_split_batch(
 ) -> PyResult<Vec<Vec<ChunkTuple>>> {
     contain(py, || {
         let tok = encoding(encoding_name)?;
-        let results = detached(py, || {
+        Ok(detached(py, || {
             batch::par_map(&texts, workers, |t| {
                 token_windows(tok, t, chunk_size, chunk_overlap)
             })
-        })??;
-        results.into_iter().collect()
+        })??)
     })
 }
 

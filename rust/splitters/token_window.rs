@@ -1,7 +1,8 @@
 //! Sliding windows over tokens, cut only where a character ends.
 //!
-//! The text is encoded once (`encode_ordinary`); each token's byte length gives every token
-//! edge's byte offset. A window of `chunk_size` tokens from edge `s` ends at the last edge
+//! The text's token edges come from one pass of the tokenizer ([`Tokenizer::token_edges`]:
+//! the byte offset where each token of `encode_ordinary(text)` starts, from the same piece memo
+//! as counting, with no token ids built). A window of `chunk_size` tokens from edge `s` ends at the last edge
 //! `<= s + chunk_size` that is also a character boundary (byte-level BPE can split one
 //! character's UTF-8 bytes across tokens, and a chunk must never hold half a character). When
 //! no such edge exists after `s` — a run of tokens with no character boundary inside (one
@@ -13,11 +14,9 @@
 //! skipped. Where every token edge is a character boundary (ASCII, most Latin text) the
 //! windows are exactly LangChain's `TokenTextSplitter`'s.
 
-use std::sync::OnceLock;
-
 use super::Span;
 use crate::counter::TokenCounter;
-use crate::tokenizer::{EncodingName, Tokenizer, UnknownTokenError};
+use crate::tokenizer::Tokenizer;
 
 /// `len(encoding.encode_ordinary(text))` as a [`TokenCounter`]: special-token text is counted
 /// as ordinary text (the classic splitters never refuse a document for containing
@@ -33,47 +32,7 @@ impl TokenCounter for OrdinaryCount {
     }
 }
 
-/// Byte length of every token id of `tok`'s encoding (0 for an id that is not a token), built
-/// once per encoding. Looking a length up replaced a `decode_bytes(&[id])` per token, whose
-/// allocation cost a third of a window split's time above the encoding itself.
-fn token_lens(tok: &Tokenizer) -> &'static [u32] {
-    static CL100K: OnceLock<Vec<u32>> = OnceLock::new();
-    static O200K: OnceLock<Vec<u32>> = OnceLock::new();
-    let cell = match tok.name() {
-        EncodingName::Cl100kBase => &CL100K,
-        EncodingName::O200kBase => &O200K,
-    };
-    cell.get_or_init(|| {
-        (0..tok.n_vocab())
-            .map(|id| {
-                u32::try_from(id)
-                    .ok()
-                    .and_then(|id| tok.decode_bytes(&[id]).ok())
-                    .map_or(0, |b| b.len() as u32)
-            })
-            .collect()
-    })
-}
-
-/// Byte offset of every token edge of `text` (`tokens.len() + 1` values, first 0, last
-/// `text.len()`).
-pub fn token_edges(tok: &Tokenizer, text: &str) -> Result<Vec<usize>, UnknownTokenError> {
-    let ids = tok.encode_ordinary(text);
-    let lens = token_lens(tok);
-    let mut edges = Vec::with_capacity(ids.len() + 1);
-    let mut at = 0usize;
-    edges.push(0);
-    for id in ids {
-        at += match lens.get(id as usize) {
-            Some(&n) if n > 0 => n as usize,
-            _ => tok.decode_bytes(&[id])?.len(),
-        };
-        edges.push(at);
-    }
-    Ok(edges)
-}
-
-/// Windows over token edges `edges` (byte offsets; see [`token_edges`]) of `text`; `size` of a
+/// Windows over token edges `edges` (byte offsets; see [`Tokenizer::token_edges`]) of `text`; `size` of a
 /// span is its number of tokens. Requires `chunk_size >= 1`, `chunk_overlap < chunk_size`.
 pub fn windows(text: &str, edges: &[usize], chunk_size: usize, chunk_overlap: usize) -> Vec<Span> {
     let n = edges.len().saturating_sub(1);
@@ -110,6 +69,7 @@ pub fn windows(text: &str, edges: &[usize], chunk_size: usize, chunk_overlap: us
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tokenizer::EncodingName;
 
     #[test]
     fn windows_cover_text_and_respect_chars() {
@@ -119,7 +79,7 @@ mod tests {
             "中文分词测试🦀🦀 ok 😀😀😀",
             "",
         ] {
-            let edges = token_edges(tok, text).unwrap();
+            let edges = tok.token_edges(text);
             for (size, overlap) in [(1, 0), (2, 1), (3, 0), (5, 2)] {
                 let spans = windows(text, &edges, size, overlap);
                 let mut covered = 0;
@@ -139,17 +99,29 @@ mod tests {
 
     #[test]
     fn edges_are_decoded_lengths() {
+        let long_run = "─".repeat(60) + &"🦀".repeat(40) + &" ".repeat(300);
         for name in [EncodingName::Cl100kBase, EncodingName::O200kBase] {
             let tok = Tokenizer::get(name);
-            let text = "héllo 中文分词 🦀 <|endoftext|> ok";
-            let edges = token_edges(tok, text).unwrap();
-            let ids = tok.encode_ordinary(text);
-            let mut at = 0;
-            for (k, id) in ids.iter().enumerate() {
-                assert_eq!(edges[k], at);
-                at += tok.decode_bytes(&[*id]).unwrap().len();
+            for text in [
+                "héllo 中文分词 🦀 <|endoftext|> ok",
+                "",
+                "x",
+                long_run.as_str(),
+            ] {
+                // Twice: the second pass reads the piece memo the first one filled.
+                for _ in 0..2 {
+                    let edges = tok.token_edges(text);
+                    let ids = tok.encode_ordinary(text);
+                    assert_eq!(edges.len(), ids.len() + 1);
+                    let mut at = 0;
+                    for (k, id) in ids.iter().enumerate() {
+                        assert_eq!(edges[k], at, "{text:?} token {k}");
+                        at += tok.decode_bytes(&[*id]).unwrap().len();
+                    }
+                    assert_eq!(edges.last(), Some(&text.len()));
+                    assert_eq!(at, text.len());
+                }
             }
-            assert_eq!(edges.last(), Some(&text.len()));
         }
     }
 
@@ -157,7 +129,7 @@ mod tests {
     fn ascii_windows_step() {
         let tok = Tokenizer::get(EncodingName::Cl100kBase);
         let text = "a b c d e";
-        let edges = token_edges(tok, text).unwrap();
+        let edges = tok.token_edges(text);
         let got: Vec<&str> = windows(text, &edges, 2, 1)
             .iter()
             .map(|s| &text[s.start..s.end])

@@ -1,13 +1,15 @@
-//! A per-thread memo of the token counts of short multi-token pieces.
+//! A per-thread memo of how short multi-token pieces, and long ones, split into tokens.
 //!
 //! Natural text repeats its words: in the benchmark corpus a short piece that is not a single
 //! token (and so needs a byte-pair merge) occurs about four times per distinct piece, and
 //! `merge_small` was the largest cost of English counting. The memo is a direct-mapped table
 //! of the last piece seen per slot, keyed by the **whole** piece (its bytes, length and
 //! encoding are compared on every hit), so a hit is exact by construction; a collision only
-//! evicts. Pieces of 25..=128 bytes (mostly runs of CJK letters) rarely repeat and are not
-//! memoised; longer ones (heap-merged) go to a hash map of their own bytes (see
-//! [`PieceCache::get_or_long`]).
+//! evicts. A slot keeps the piece's token starts as a bit mask (bit `k` set when a token
+//! starts at byte `k`), so the same memo serves counting (`count_ones`) and token edges
+//! (`TokenWindowSplitter`) at no extra space. Pieces of 25..=128 bytes (mostly runs of CJK
+//! letters) rarely repeat and are not memoised; longer ones (heap-merged) go to a hash map of
+//! their own bytes, holding their token starts (see [`PieceCache::get_or_long`]).
 //!
 //! One table per thread (`thread_local!`), shared by every call on that thread, so that the
 //! many short per-paragraph counts of `naive_merge` benefit as much as one whole-text count.
@@ -26,20 +28,22 @@ struct Entry {
     key: [u64; 3],
     /// `len | encoding << 8`; 0 marks an empty slot (no encoding has id 0).
     tag: u32,
-    count: u32,
+    /// Token starts: bit `k` set when a token starts at byte `k` (a piece is at most
+    /// [`MAX_LEN`] = 24 bytes, so 32 bits hold them all; the count is `mask.count_ones()`).
+    mask: u32,
 }
 
 const EMPTY: Entry = Entry {
     key: [0; 3],
     tag: 0,
-    count: 0,
+    mask: 0,
 };
 
-/// Count of each long piece, by its bytes.
-type LongMemo = FxHashMap<Box<[u8]>, u32>;
+/// Token starts (byte offsets) of each long piece, by its bytes.
+type LongMemo = FxHashMap<Box<[u8]>, Box<[u32]>>;
 
-/// Bytes of long-piece keys kept per encoding and thread before the long memo starts over.
-const LONG_BUDGET: usize = 1 << 20;
+/// Bytes (keys and starts) kept per encoding and thread before the long memo starts over.
+const LONG_BUDGET: usize = 2 << 20;
 
 pub(crate) struct PieceCache {
     slots: Box<[Entry]>,
@@ -77,58 +81,55 @@ impl PieceCache {
         }
     }
 
-    /// The count of a long piece (heap-merged: runs of spaces, table rules, box drawing, long
-    /// CJK runs) for encoding `enc` (1 or 2), memoised by its whole bytes. Such pieces are 2% of
-    /// the corpus bytes but cost ~800 instructions per byte to merge, and 3 in 4 of them
-    /// repeat (572 distinct among 2,145).
+    /// The token starts of a long piece (heap-merged: runs of spaces, table rules, box drawing,
+    /// long CJK runs) for encoding `enc` (1 or 2), memoised by its whole bytes, or computed by
+    /// `merge` and remembered. Such pieces are 2% of the corpus bytes but cost ~800
+    /// instructions per byte to merge, and 3 in 4 of them repeat (572 distinct among 2,145).
     pub(crate) fn get_or_long(
         &mut self,
         enc: u32,
         piece: &[u8],
-        count: impl FnOnce() -> usize,
-    ) -> usize {
+        merge: impl FnOnce() -> Vec<u32>,
+        f: impl FnOnce(&[u32]),
+    ) {
         let Some((map, bytes)) = self.long.get_mut(enc as usize - 1) else {
-            return count();
+            return f(&merge());
         };
-        if let Some(&c) = map.get(piece) {
-            return c as usize;
+        if let Some(starts) = map.get(piece) {
+            return f(starts);
         }
-        let c = count();
-        if *bytes + piece.len() > LONG_BUDGET {
+        let starts = merge();
+        let size = piece.len() + 4 * starts.len();
+        if *bytes + size > LONG_BUDGET {
             map.clear();
             *bytes = 0;
         }
-        map.insert(piece.into(), c as u32);
-        *bytes += piece.len();
-        c
+        f(&starts);
+        map.insert(piece.into(), starts.into_boxed_slice());
+        *bytes += size;
     }
 
-    /// The count of `piece` (2..=[`MAX_LEN`] bytes) for the encoding `enc` (1 or 2): memoised,
-    /// or computed by `count` and remembered.
+    /// The token-start mask (see [`Entry::mask`]) of `piece` (2..=[`MAX_LEN`] bytes) for the
+    /// encoding `enc` (1 or 2): memoised, or computed by `mask` and remembered.
     #[inline(always)]
-    pub(crate) fn get_or(
-        &mut self,
-        enc: u32,
-        piece: &[u8],
-        count: impl FnOnce() -> usize,
-    ) -> usize {
+    pub(crate) fn get_or(&mut self, enc: u32, piece: &[u8], mask: impl FnOnce() -> u32) -> u32 {
         let k = key(piece);
         let tag = piece.len() as u32 | enc << 8;
         let mix = (k[0] ^ k[1].rotate_left(21) ^ k[2].rotate_left(42) ^ tag as u64)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let at = (mix >> (64 - BITS)) as usize;
         match self.slots.get_mut(at) {
-            Some(e) if e.tag == tag && e.key == k => e.count as usize,
+            Some(e) if e.tag == tag && e.key == k => e.mask,
             Some(e) => {
-                let c = count();
+                let m = mask();
                 *e = Entry {
                     key: k,
                     tag,
-                    count: c as u32,
+                    mask: m,
                 };
-                c
+                m
             }
-            None => count(),
+            None => mask(),
         }
     }
 }
