@@ -9,7 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyByteArray, PyList, PySlice, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyList, PyString, PyTuple};
 
 use crate::batch::{self, BatchError};
 use crate::counter::TokenCounter;
@@ -562,6 +562,25 @@ use crate::splitters::{
 
 type ChunkTuple = (usize, usize, usize, Option<String>);
 
+/// `s[start:end]` (code points), by `PyUnicode_Substring`: the copy `str` slicing makes,
+/// without building a slice object and its two ints per chunk.
+fn substring<'py>(
+    s: &Bound<'py, PyString>,
+    start: usize,
+    end: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (start, end) = (start as isize, end as isize);
+    // SAFETY: `s` is a live `str` (the borrow keeps it alive); PyUnicode_Substring returns a
+    // new reference or NULL with an exception set, which `from_owned_ptr_or_err` turns into
+    // `Err`. Out-of-range indices are clamped by CPython, never read out of bounds.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            s.py(),
+            pyo3::ffi::PyUnicode_Substring(s.as_ptr(), start, end),
+        )
+    }
+}
+
 /// Byte spans to code-point offsets ([`CharIndex`]: one pass over the text).
 fn spans_to_chars(text: &str, spans: &[Span]) -> Vec<ChunkTuple> {
     let index = CharIndex::new(text);
@@ -751,7 +770,7 @@ impl PyRecursive {
             for (start, end, _, joined) in chunks {
                 strings.push(match joined {
                     Some(j) => PyString::new(py, &j).into_any(),
-                    None => text.get_item(PySlice::new(py, start as isize, end as isize, 1))?,
+                    None => substring(&text, start, end)?,
                 });
             }
             PyList::new(py, strings)
@@ -834,9 +853,7 @@ fn token_window_split(
 ) -> PyResult<Vec<ChunkTuple>> {
     contain(py, || {
         let tok = encoding(encoding_name)?;
-        Ok(detached(py, || {
-            token_windows(tok, &text, chunk_size, chunk_overlap)
-        })?)
+        detached(py, || token_windows(tok, &text, chunk_size, chunk_overlap))
     })
 }
 
