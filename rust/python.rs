@@ -477,6 +477,13 @@ impl TokenCounter for BuiltinCount {
             BuiltinCount::Ordinary(tok) => Ok(tok.count_ordinary(text)),
         }
     }
+
+    fn count_after_newline(&self, text: &str, scratch: &mut String) -> Result<usize, Self::Error> {
+        Ok(match self {
+            BuiltinCount::Ragflow(c) => c.0.count_or_zero_after_newline(text, scratch),
+            BuiltinCount::Ordinary(tok) => tok.count_ordinary_after_newline(text, scratch),
+        })
+    }
 }
 
 fn builtin_counter(name: &str, strategy: Strategy) -> PyResult<BuiltinCount> {
