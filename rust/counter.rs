@@ -11,6 +11,17 @@ pub trait TokenCounter {
 
     /// Number of tokens in `text`.
     fn count(&self, text: &str) -> Result<usize, Self::Error>;
+
+    /// Number of tokens in `"\n" + text`, the string RAGFlow's `naive_merge` counts for every
+    /// paragraph. This default builds that string in `scratch` (kept by the caller, so it
+    /// allocates only while growing); the built-in encodings count `text` in place and add the
+    /// `"\n"` when that is exact (see `tokenizer::session`).
+    fn count_after_newline(&self, text: &str, scratch: &mut String) -> Result<usize, Self::Error> {
+        scratch.clear();
+        scratch.push('\n');
+        scratch.push_str(text);
+        self.count(scratch)
+    }
 }
 
 impl<F: Fn(&str) -> usize> TokenCounter for F {

@@ -34,7 +34,10 @@
 //!
 //! # Performance notes
 //!
-//! Each paragraph is counted exactly once, through one reusable `"\n" + piece` buffer. Chunk
+//! Each paragraph is counted exactly once. With the built-in encodings `"\n" + piece` is
+//! counted as `1 + count(piece)` in place whenever that is exact (the piece does not start with
+//! whitespace; see `tokenizer::session`); other paragraphs and other counters go through one
+//! reusable `"\n" + piece` buffer ([`TokenCounter::count_after_newline`]). Chunk
 //! text is built once per chunk with its final capacity (v0.27) or grown in place
 //! (`add_chunk` families, which append like RAGFlow). "Does the chunk already contain this
 //! `pos`?" is answered once per run of paragraphs that share a `pos`: chunk text only grows, so
@@ -322,7 +325,8 @@ fn run<C: TokenCounter>(
 }
 
 /// Counts through the caller's counter, keeping one buffer for the `"\n" + piece` strings
-/// RAGFlow counts, so that counting a piece allocates nothing once the buffer has grown.
+/// RAGFlow counts (when the counter needs them built), so that counting a piece allocates
+/// nothing once the buffer has grown.
 struct Counting<'c, C> {
     counter: &'c C,
     buf: String,
@@ -336,12 +340,10 @@ impl<'c, C: TokenCounter> Counting<'c, C> {
         }
     }
 
-    /// `num_tokens_from_string("\n" + piece)`.
+    /// `num_tokens_from_string("\n" + piece)`. The built-in encodings count `piece` in place
+    /// and add 1 for the `"\n"` when that is exact; `buf` is only the fallback's copy.
     fn newline_piece(&mut self, piece: &str) -> Result<usize, C::Error> {
-        self.buf.clear();
-        self.buf.push('\n');
-        self.buf.push_str(piece);
-        self.counter.count(&self.buf)
+        self.counter.count_after_newline(piece, &mut self.buf)
     }
 
     fn text(&self, text: &str) -> Result<usize, C::Error> {

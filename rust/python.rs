@@ -477,6 +477,13 @@ impl TokenCounter for BuiltinCount {
             BuiltinCount::Ordinary(tok) => Ok(tok.count_ordinary(text)),
         }
     }
+
+    fn count_after_newline(&self, text: &str, scratch: &mut String) -> Result<usize, Self::Error> {
+        Ok(match self {
+            BuiltinCount::Ragflow(c) => c.0.count_or_zero_after_newline(text, scratch),
+            BuiltinCount::Ordinary(tok) => tok.count_ordinary_after_newline(text, scratch),
+        })
+    }
 }
 
 fn builtin_counter(name: &str, strategy: Strategy) -> PyResult<BuiltinCount> {
@@ -484,6 +491,30 @@ fn builtin_counter(name: &str, strategy: Strategy) -> PyResult<BuiltinCount> {
     Ok(match strategy {
         Strategy::HardCap => BuiltinCount::Ordinary(tok),
         _ => BuiltinCount::Ragflow(RagflowCount(tok)),
+    })
+}
+
+/// The count `naive_merge` gives the paragraph of each piece in `texts`, RAGFlow's
+/// `num_tokens_from_string("\n" + piece)` (`count_ordinary` semantics for `"hard_cap"`),
+/// through the same in-place shortcut the merge takes. For the tests against tiktoken.
+#[pyfunction]
+fn count_paragraphs(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    encoding_name: &str,
+    strategy_name: &str,
+) -> PyResult<Vec<usize>> {
+    contain(py, || {
+        let count = builtin_counter(encoding_name, strategy(strategy_name)?)?;
+        let mut scratch = String::new();
+        texts
+            .iter()
+            .map(|t| {
+                count
+                    .count_after_newline(t, &mut scratch)
+                    .map_err(|never| match never {})
+            })
+            .collect()
     })
 }
 
@@ -1457,6 +1488,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_delimiter_field, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(naive_merge_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(count_paragraphs, m)?)?;
     m.add_class::<PyRecursive>()?;
     m.add_function(wrap_pyfunction!(character_split, m)?)?;
     m.add_function(wrap_pyfunction!(character_split_batch, m)?)?;

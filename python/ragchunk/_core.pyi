@@ -15,6 +15,7 @@ __all__ = [
     "count_ordinary",
     "count_ordinary_batch",
     "count_ordinary_resume",
+    "count_paragraphs",
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
@@ -55,6 +56,10 @@ def count_ordinary_resume(
     the same bytes before it, or 0) and a resume point before the last ``tail`` bytes:
     ``(count, stable, count_to_stable)``. With ``stop_above``, counting stops once past it
     (``count`` is then only known to be above it)."""
+
+def count_paragraphs(texts: list[str], encoding_name: str, strategy_name: str) -> list[int]:
+    """The count ``naive_merge`` gives each piece's paragraph: ``num_tokens_from_string("\\n" +
+    piece)`` (``count_ordinary`` semantics for ``"hard_cap"``), via the merge's own shortcut."""
 
 def encode_ordinary(text: str, encoding_name: str) -> list[int]:
     """``encoding.encode_ordinary(text)``: token ids."""

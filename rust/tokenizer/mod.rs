@@ -14,6 +14,7 @@ mod bpe;
 mod cache;
 mod pretok;
 mod resume;
+mod session;
 mod unicode;
 mod vocab;
 

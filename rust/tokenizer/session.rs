@@ -1,0 +1,244 @@
+//! Counting RAGFlow's paragraphs, `"\n" + piece`, without building that string.
+//!
+//! RAGFlow's `naive_merge` counts every paragraph as `num_tokens_from_string("\n" + piece)`.
+//! Copying each piece behind a `"\n"` only to count it cost a `memmove` per paragraph and one
+//! more pretokenizer piece; this module counts the piece where it lies and adds the `"\n"`.
+//!
+//! # Why `count("\n" + p) == 1 + count(p)` when `p` starts with a non-whitespace character
+//!
+//! Both encodings' regexes (see [`super::pretok`]) are applied left to right, and no branch
+//! looks *behind* its match start (no `\b`, no `^`, no lookbehind; `$` is the end of the text).
+//! So once a match ends exactly at the `"\n"`/`p` boundary, the matches after it are `p`'s own
+//! pieces, as if `p` were counted alone. And the match at the `"\n"` is the `"\n"` alone:
+//!
+//! * it is no letter, number or contraction, and it cannot be the optional one-character prefix
+//!   of a letter run: that prefix is `[^\r\n\p{L}\p{N}]`, which **excludes `\r` and `\n`** (the
+//!   quirk this rests on: a space or `"` before a word joins the word, a newline never does);
+//! * it is not `[^\s\p{L}\p{N}]` punctuation either, so only the whitespace branches are left,
+//!   and the whitespace run starting at it is `"\n"` alone, since `p`'s first character is not
+//!   `\s`. cl100k: `\s++$` fails (`p` is not empty), `\s*[\r\n]` matches `"\n"`; o200k:
+//!   `\s*[\r\n]+` matches `"\n"`.
+//!
+//! `"\n"` is one token in both vocabularies, hence `1 + count(p)`. If `p` starts with
+//! whitespace (a space, a tab, `\r`, U+00A0, U+3000, ...) the run would include it (e.g.
+//! `"\n\n"` and `"\n \n"` are one token each), so those paragraphs, and the empty one,
+//! still go through the copy. "Whitespace" is tested conservatively: the `\s` flag of the
+//! regex tables **or** Rust's `char::is_whitespace` (both are Unicode White_Space today).
+//!
+//! Special tokens: no special token's text contains `"\n"`, so `"\n" + p` contains one exactly
+//! when `p` does; RAGFlow's count is then 0 (tiktoken refuses the text), not 1.
+//!
+//! Checked against tiktoken for every Unicode scalar value as the first character (in several
+//! contexts) and for every paragraph of the corpus (`tests/test_newline_paragraphs.py`).
+
+use super::unicode::{decode, WS};
+use super::Tokenizer;
+
+impl Tokenizer {
+    /// Whether `count("\n" + text) == 1 + count(text)` is known to hold: `text` is not empty
+    /// and its first character is not whitespace (see the module docs).
+    #[inline(always)]
+    pub fn newline_stays_alone(&self, text: &str) -> bool {
+        let s = text.as_bytes();
+        match s.first() {
+            None => false,
+            // ASCII: `\t \n \x0b \x0c \r` and the space are the only `\s` (and the only
+            // `is_ascii_whitespace` plus `\x0b`); everything else from `!` up is safe, and
+            // so are the other control characters (not White_Space).
+            Some(&b) if b < 0x80 => !matches!(b, b'\t'..=b'\r' | b' '),
+            Some(_) => {
+                let (cp, _) = decode(s, 0);
+                let ws = self.classes.of(cp) & WS != 0;
+                !ws && !char::from_u32(cp).is_some_and(char::is_whitespace)
+            }
+        }
+    }
+
+    /// `count_ordinary("\n" + text)`, without building the string when
+    /// [`newline_stays_alone`](Self::newline_stays_alone); `scratch` holds the copy otherwise.
+    pub fn count_ordinary_after_newline(&self, text: &str, scratch: &mut String) -> usize {
+        if self.newline_stays_alone(text) {
+            1 + self.count_ordinary(text)
+        } else {
+            self.count_ordinary(newline_then(text, scratch))
+        }
+    }
+
+    /// RAGFlow's `num_tokens_from_string("\n" + text)` ([`Tokenizer::count_or_zero`]): 0 if
+    /// `text` holds a special token's text, else as
+    /// [`count_ordinary_after_newline`](Self::count_ordinary_after_newline).
+    #[inline]
+    pub fn count_or_zero_after_newline(&self, text: &str, scratch: &mut String) -> usize {
+        if self.newline_stays_alone(text) {
+            // `"\n" + text` holds a special token exactly when `text` does (none contains
+            // `"\n"`): 0 then, as RAGFlow's counter, never 1. Every special token starts with
+            // `<`, so one `memchr` clears nearly every paragraph before the full check.
+            if memchr::memchr(b'<', text.as_bytes()).is_none() {
+                1 + self.count_ordinary(text)
+            } else {
+                self.count(text).map_or(0, |n| 1 + n)
+            }
+        } else {
+            self.count_or_zero(newline_then(text, scratch))
+        }
+    }
+}
+
+/// `"\n" + text`, built in `scratch`.
+fn newline_then<'s>(text: &str, scratch: &'s mut String) -> &'s str {
+    scratch.clear();
+    scratch.push('\n');
+    scratch.push_str(text);
+    scratch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::EncodingName;
+    use super::*;
+
+    fn both() -> [&'static Tokenizer; 2] {
+        [
+            Tokenizer::get(EncodingName::Cl100kBase),
+            Tokenizer::get(EncodingName::O200kBase),
+        ]
+    }
+
+    const FIRSTS: &[&str] = &[
+        "",
+        " ",
+        "  ",
+        "\t",
+        "\r",
+        "\n",
+        "\r\n",
+        "\x0b",
+        "\x0c",
+        "\u{85}",
+        "\u{a0}",
+        "\u{1680}",
+        "\u{2000}",
+        "\u{200a}",
+        "\u{2028}",
+        "\u{2029}",
+        "\u{202f}",
+        "\u{205f}",
+        "\u{3000}",
+        "\u{200b}",
+        "\u{feff}",
+        "\u{1c}",
+        "\x00",
+        "a",
+        "Z",
+        "é",
+        "1",
+        "12345",
+        "'",
+        "'s",
+        "'S",
+        "'ll",
+        "\"",
+        ".",
+        "-",
+        "<",
+        "<|",
+        "😀",
+        "👩\u{200d}💻",
+        "\u{301}",
+        "日本",
+        "١٢",
+        "ſ",
+        "ǅ",
+        "/",
+        "\\",
+    ];
+    const RESTS: &[&str] = &[
+        "",
+        " ",
+        "\n",
+        "\r\n",
+        "  \t",
+        "a",
+        "abc def",
+        " x",
+        "'s",
+        "'re nice",
+        "123",
+        "\n\nx",
+        "<|endoftext|>",
+        " <|endofprompt|> tail",
+        "。今天",
+    ];
+
+    #[test]
+    fn after_newline_equals_the_copy() {
+        let mut scratch = String::new();
+        for tok in both() {
+            for first in FIRSTS {
+                for rest in RESTS {
+                    let p = format!("{first}{rest}");
+                    let copy = format!("\n{p}");
+                    assert_eq!(
+                        tok.count_ordinary_after_newline(&p, &mut scratch),
+                        tok.count_ordinary(&copy),
+                        "{p:?} ({})",
+                        tok.name()
+                    );
+                    assert_eq!(
+                        tok.count_or_zero_after_newline(&p, &mut scratch),
+                        tok.count_or_zero(&copy),
+                        "{p:?} ({})",
+                        tok.name()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn whitespace_first_chars_take_the_copy() {
+        let tok = both()[0];
+        assert!(!tok.newline_stays_alone(""));
+        for ws in [
+            " ", "\t", "\r", "\n", "\x0b", "\x0c", "\u{85}", "\u{a0}", "\u{3000}",
+        ] {
+            assert!(!tok.newline_stays_alone(&format!("{ws}x")), "{ws:?}");
+        }
+        for ok in ["x", "1", "'", "😀", "\u{200b}", "\x00", "<|endoftext|>"] {
+            assert!(tok.newline_stays_alone(ok), "{ok:?}");
+        }
+        // where the shortcut would be wrong: "\n\n" and " \n" are single tokens
+        let mut scratch = String::new();
+        for tok in both() {
+            for p in ["\n", " \n"] {
+                let copy = format!("\n{p}");
+                assert_eq!(tok.count_ordinary(&copy), 1);
+                assert_eq!(tok.count_ordinary_after_newline(p, &mut scratch), 1);
+                assert_eq!(tok.count_or_zero_after_newline(p, &mut scratch), 1);
+            }
+        }
+    }
+
+    #[test]
+    fn every_scalar_value_first() {
+        // The equivalence for every scalar value that takes the shortcut, in two contexts.
+        let mut scratch = String::new();
+        for tok in both() {
+            for c in (0..0x11_0000u32).filter_map(char::from_u32) {
+                for rest in ["", "x 1"] {
+                    let p = format!("{c}{rest}");
+                    if tok.newline_stays_alone(&p) {
+                        let copy = format!("\n{p}");
+                        assert_eq!(
+                            tok.count_ordinary_after_newline(&p, &mut scratch),
+                            tok.count_ordinary(&copy),
+                            "U+{:04X} {rest:?} ({})",
+                            c as u32,
+                            tok.name()
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
