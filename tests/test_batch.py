@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -37,6 +38,47 @@ def test_batch_equals_per_document_on_corpus(backend: str) -> None:
     assert ragchunk.naive_merge_batch(docs, 512, workers=2) == expected
     streamed = list(ragchunk.iter_naive_merge(iter(docs), 512, batch_size=5))
     assert streamed == expected
+
+
+def _mixed_sizes(n: int, seed: int) -> list[object]:
+    """Documents from a few bytes to ~300 KB, each one's text unique to its index."""
+    rng = random.Random(seed)
+    docs: list[object] = []
+    for i in range(n):
+        size = int(rng.lognormvariate(8, 2)) % 300_000  # mostly small, some very large
+        unit = f"doc {i} line {{}} 中文第{i}句。More words for {i}！\n"
+        text = "".join(unit.format(k) for k in range(size // len(unit) + 1))
+        shape = i % 5
+        if shape == 3:
+            docs.append([text[: len(text) // 2], text[len(text) // 2 :]])
+        elif shape == 4:
+            docs.append([(text, f"@@{i % 9 + 1}\t1\t2\t3\t4##"), (f"tail {i}", None)])
+        else:
+            docs.append(text if i % 17 else "")
+    return docs
+
+
+@pytest.mark.parametrize("workers", [None, 1, 2])
+def test_batch_keeps_order_over_mixed_sizes(backend: str, workers: int | None) -> None:
+    # Enough bytes (~12 MB) to cross the Rust pipeline's in-flight budget (8 MB) several
+    # times and documents of wildly different sizes, so workers finish out of order: a
+    # reordered, lost or duplicated result changes the list.
+    docs = _mixed_sizes(40 if backend == "python" else 700, seed=3)
+    expected = [ragchunk.naive_merge(d, 64) for d in docs]  # type: ignore[arg-type]
+    assert ragchunk.naive_merge_batch(docs, 64, workers=workers) == expected  # type: ignore[arg-type]
+    streamed = ragchunk.iter_naive_merge(iter(docs), 64, workers=workers, batch_size=37)  # type: ignore[arg-type]
+    assert list(streamed) == expected
+
+
+def test_batch_with_late_lone_surrogate(backend: str) -> None:
+    if backend != "rust":
+        pytest.skip("only the Rust batch has work in flight to abandon")
+    # A lone surrogate cannot be copied to UTF-8: the Rust batch stops with work in flight
+    # and the facade falls back to per-document calls. Results must not change.
+    docs: list[object] = _mixed_sizes(700, seed=3)
+    docs[650] = "before \ud800 after。" * 3
+    expected = [ragchunk.naive_merge(d, 64) for d in docs]  # type: ignore[arg-type]
+    assert ragchunk.naive_merge_batch(docs, 64, workers=2) == expected  # type: ignore[arg-type]
 
 
 def test_batch_with_callable_tokenizer() -> None:
@@ -95,7 +137,8 @@ def test_count_tokens_batch(tiktoken_cl100k: object) -> None:
         ragchunk.count_tokens_batch([b"x"])  # type: ignore[list-item]
 
 
-def test_gil_is_released_during_long_calls(backend: str) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_gil_is_released_during_long_calls(backend: str, workers: int) -> None:
     if backend != "rust":
         pytest.skip("the pure-Python fallback holds the GIL by nature")
     text = ("A sentence that goes on for a while, counted exactly. " * 40 + "\n") * 4000
@@ -105,7 +148,7 @@ def test_gil_is_released_during_long_calls(backend: str) -> None:
     def work() -> None:
         try:
             ragchunk.naive_merge(text, 512)
-            ragchunk.naive_merge_batch([text] * 4, 512, workers=1)
+            ragchunk.naive_merge_batch([text] * 4, 512, workers=workers)
         finally:
             done.set()
 
