@@ -126,6 +126,34 @@ def test_stream_is_lazy() -> None:
     assert len(pulled) == 10
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_stream_source_error_comes_after_earlier_results(workers: int) -> None:
+    def gen() -> Iterator[str]:
+        for i in range(7):
+            yield f"doc {i}"
+        raise OSError("disk gone")
+
+    out = []
+    with pytest.raises(OSError, match="disk gone"):
+        for chunks in ragchunk.iter_naive_merge(gen(), batch_size=3, workers=workers):
+            out.append(chunks)
+    # The batch holding doc 6 could not be read; every document before it was yielded.
+    assert out == [[f"\ndoc {i}"] for i in range(6)]
+
+
+def test_stream_closed_early() -> None:
+    def endless() -> Iterator[str]:
+        i = 0
+        while True:
+            yield f"doc {i}。" * 50
+            i += 1
+
+    it = ragchunk.iter_naive_merge(endless(), 16, batch_size=50, workers=2)
+    first = [next(it) for _ in range(75)]  # inside the second batch, the third computing
+    it.close()  # returns once the batch in flight is done; nothing keeps running
+    assert first == [ragchunk.naive_merge(f"doc {i}。" * 50, 16) for i in range(75)]
+
+
 def test_count_tokens_batch(tiktoken_cl100k: object) -> None:
     texts = ["hello", "", "中文 text", "🦀" * 5, "x\ud800y"]
     assert ragchunk.count_tokens_batch(texts, workers=2) == [
