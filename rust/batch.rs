@@ -281,12 +281,15 @@ where
             );
             return Ok(());
         }
-        // Wait for one group, take every other one already done, and hand back the run of
-        // groups that continues the input order.
-        let mut message = Ok(rx.recv().expect("this function holds a sender"));
-        while let Ok((seq, group)) = message {
-            pending.insert(seq, group);
-            message = rx.try_recv();
+        // Wait until the next group in input order is done (a group done out of order only
+        // waits: a session could not use it), take every other one already done, and hand
+        // back the run of groups that continues the input order.
+        while !pending.contains_key(&next) {
+            let mut message = Ok(rx.recv().expect("this function holds a sender"));
+            while let Ok((seq, group)) = message {
+                pending.insert(seq, group);
+                message = rx.try_recv();
+            }
         }
         while let Some((items, results)) = pending.remove(&next) {
             next += 1;
