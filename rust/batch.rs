@@ -4,8 +4,15 @@
 //! keeps input order. `workers` picks the pool: `None` is rayon's global pool (one thread per
 //! core), `Some(1)` runs inline on the calling thread, and `Some(n)` a pool of `n` threads
 //! built once and cached (building a pool costs far more than chunking a small document).
+//!
+//! [`pipeline`] is the streaming form for callers whose inputs and outputs must be prepared
+//! and consumed on the calling thread (the Python bindings: both need the GIL): the workers
+//! compute while the calling thread converts earlier results and prepares later inputs, so
+//! no core waits for a serial phase, and a bounded amount of work is in flight at any time.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
@@ -56,6 +63,242 @@ where
     }
 }
 
+/// An item handed back by [`pipeline`]: the input itself (so the caller drops it where it
+/// must, e.g. with the GIL held) and `f`'s result, or the message of the panic `f` raised.
+pub type Done<T, R> = (T, Result<R, String>);
+
+/// Why [`pipeline`] stopped early: the error its session returned, and the inputs that were
+/// in flight (their results discarded), handed back for the caller to drop.
+pub struct Stopped<E, T> {
+    pub error: E,
+    pub leftover: Vec<T>,
+}
+
+/// Consecutive items are sent to a worker in groups of about this much weight (bytes), so a
+/// corpus of tiny documents does not pay one task and one message per document.
+const GROUP_WEIGHT: usize = 64 << 10;
+
+/// Where a session puts new inputs. Items are grouped and a full group goes to the workers at
+/// once, while the session is still running, so the workers start without waiting for it.
+pub struct Feed<'a, T> {
+    budget: usize,
+    in_flight: &'a mut usize,
+    group: Vec<T>,
+    group_weight: usize,
+    send: &'a mut dyn FnMut(Vec<T>, usize),
+}
+
+impl<T> Feed<'_, T> {
+    /// Whether another item may be pushed: the weight pushed and not yet handed back is under
+    /// the budget (always true when nothing is in flight, so any single item fits).
+    pub fn has_room(&self) -> bool {
+        *self.in_flight < self.budget
+    }
+
+    /// Queues `item`, which counts as `weight` against the budget until it is handed back.
+    pub fn push(&mut self, item: T, weight: usize) {
+        *self.in_flight += weight;
+        self.group.push(item);
+        self.group_weight += weight;
+        if self.group_weight >= GROUP_WEIGHT {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if !self.group.is_empty() {
+            (self.send)(std::mem::take(&mut self.group), self.group_weight);
+            self.group_weight = 0;
+        }
+    }
+}
+
+/// A group's items with their results (or panic messages), in the group's order.
+type GroupDone<T, R> = (Vec<T>, Vec<Result<R, String>>);
+/// A finished group and its sequence number.
+type Message<T, R> = (u64, GroupDone<T, R>);
+
+fn run_group<T, R>(items: &[T], f: &impl Fn(&T) -> R) -> Vec<Result<R, String>> {
+    // Caught per item: a panic must reach the caller as that item's error. Uncaught, it would
+    // abort the process from a pool thread, or leave the caller waiting for a lost message.
+    items
+        .iter()
+        .map(|t| catch_unwind(AssertUnwindSafe(|| f(t))).map_err(|p| panic_message(p.as_ref())))
+        .collect()
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_owned()
+    }
+}
+
+/// A streaming, order-keeping map with bounded memory.
+///
+/// `session` runs on the calling thread, repeatedly: it receives the next results in input
+/// order (each pushed item exactly once, with `f`'s result or its panic message), pushes new
+/// inputs into the [`Feed`] while it has room, and returns whether inputs remain. Meanwhile
+/// the workers run `f` over the pushed items; between sessions the calling thread only waits
+/// (so a caller that holds a lock such as Python's GIL inside `session` releases it there).
+/// The weight pushed and not yet handed back stays under `budget` plus one item, which bounds
+/// the inputs and results alive at once. Ends when the session has no more inputs and every
+/// result has been handed back, or at the first session error ([`Stopped`]).
+///
+/// With `Some(0)` / `Some(1)` workers nothing runs in parallel: between sessions `f` runs on
+/// the calling thread over everything the previous session pushed.
+pub fn pipeline<T, R, E, F, S>(
+    workers: Option<usize>,
+    budget: usize,
+    f: F,
+    session: S,
+) -> Result<Result<(), Stopped<E, T>>, BatchError>
+where
+    T: Send,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+    S: FnMut(Vec<Done<T, R>>, &mut Feed<'_, T>) -> Result<bool, E>,
+{
+    // `in_place_scope_fifo`: the calling thread runs the sessions itself (it is not a pool
+    // thread, so waiting there never blocks a worker) and jobs start in the order sent.
+    match workers {
+        Some(0) | Some(1) => Ok(pipeline_inline(budget, &f, session)),
+        None => Ok(rayon::in_place_scope_fifo(|scope| {
+            pipeline_pooled(budget, &f, session, |job| scope.spawn_fifo(|_| job()))
+        })),
+        Some(n) => Ok(pool(n)?.in_place_scope_fifo(|scope| {
+            pipeline_pooled(budget, &f, session, |job| scope.spawn_fifo(|_| job()))
+        })),
+    }
+}
+
+fn pipeline_inline<T, R, E, F, S>(budget: usize, f: &F, mut session: S) -> Result<(), Stopped<E, T>>
+where
+    F: Fn(&T) -> R,
+    S: FnMut(Vec<Done<T, R>>, &mut Feed<'_, T>) -> Result<bool, E>,
+{
+    let mut ready: Vec<Done<T, R>> = Vec::new();
+    loop {
+        let mut in_flight = 0; // everything earlier is in `ready`, handed back below
+        let mut groups: Vec<Vec<T>> = Vec::new();
+        let mut send = |group: Vec<T>, _weight: usize| groups.push(group);
+        let mut feed = Feed {
+            budget,
+            in_flight: &mut in_flight,
+            group: Vec::new(),
+            group_weight: 0,
+            send: &mut send,
+        };
+        let more = session(std::mem::take(&mut ready), &mut feed);
+        feed.flush();
+        match more {
+            Err(error) => {
+                let leftover = groups.into_iter().flatten().collect();
+                return Err(Stopped { error, leftover });
+            }
+            Ok(more) if groups.is_empty() => {
+                assert!(
+                    !more,
+                    "pipeline: the session has more input but pushed none"
+                );
+                return Ok(());
+            }
+            Ok(_) => {}
+        }
+        for items in groups {
+            let results = run_group(&items, f);
+            ready.extend(items.into_iter().zip(results));
+        }
+    }
+}
+
+fn pipeline_pooled<'scope, T, R, E, F, S>(
+    budget: usize,
+    f: &'scope F,
+    mut session: S,
+    spawn: impl Fn(Box<dyn FnOnce() + Send + 'scope>),
+) -> Result<(), Stopped<E, T>>
+where
+    T: Send + 'scope,
+    R: Send + 'scope,
+    F: Fn(&T) -> R + Sync,
+    S: FnMut(Vec<Done<T, R>>, &mut Feed<'_, T>) -> Result<bool, E>,
+{
+    let (tx, rx) = mpsc::channel::<Message<T, R>>();
+    let mut in_flight = 0; // weight pushed and not yet handed back
+    let mut weights: VecDeque<usize> = VecDeque::new(); // of the groups not yet handed back
+    let mut sent: u64 = 0; // groups sent to the workers
+    let mut next: u64 = 0; // the next group to hand back; all before it were
+    let mut pending: BTreeMap<u64, GroupDone<T, R>> = BTreeMap::new();
+    let mut ready: Vec<Done<T, R>> = Vec::new();
+    loop {
+        let mut send = |items: Vec<T>, weight: usize| {
+            weights.push_back(weight);
+            let tx = tx.clone();
+            let seq = sent;
+            sent += 1;
+            spawn(Box::new(move || {
+                let results = run_group(&items, f);
+                // Fails only when the caller unwinds from a panic in its session: the items
+                // are then dropped here.
+                let _ = tx.send((seq, (items, results)));
+            }));
+        };
+        let mut feed = Feed {
+            budget,
+            in_flight: &mut in_flight,
+            group: Vec::new(),
+            group_weight: 0,
+            send: &mut send,
+        };
+        let more = session(std::mem::take(&mut ready), &mut feed);
+        feed.flush();
+        let more = match more {
+            Ok(more) => more,
+            Err(error) => {
+                // Wait for the jobs still running: their items go back to the caller, to be
+                // dropped there (a worker thread must not drop, e.g., Python objects).
+                let mut leftover: Vec<T> = Vec::new();
+                let mut received = next + pending.len() as u64;
+                for (items, _) in std::mem::take(&mut pending).into_values() {
+                    leftover.extend(items);
+                }
+                while received < sent {
+                    let (_, (items, _)) = rx.recv().expect("this function holds a sender");
+                    received += 1;
+                    leftover.extend(items);
+                }
+                return Err(Stopped { error, leftover });
+            }
+        };
+        if next == sent {
+            assert!(
+                !more,
+                "pipeline: the session has more input but pushed none"
+            );
+            return Ok(());
+        }
+        // Wait until the next group in input order is done (a group done out of order only
+        // waits: a session could not use it), take every other one already done, and hand
+        // back the run of groups that continues the input order.
+        while !pending.contains_key(&next) {
+            let mut message = Ok(rx.recv().expect("this function holds a sender"));
+            while let Ok((seq, group)) = message {
+                pending.insert(seq, group);
+                message = rx.try_recv();
+            }
+        }
+        while let Some((items, results)) = pending.remove(&next) {
+            next += 1;
+            in_flight -= weights.pop_front().expect("one weight per group sent");
+            ready.extend(items.into_iter().zip(results));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +317,86 @@ mod tests {
         let none: Vec<u8> = Vec::new();
         assert!(par_map(&none, Some(4), |x| *x).unwrap().is_empty());
         assert_eq!(par_map(&[7u8], None, |x| *x).unwrap(), vec![7]);
+    }
+
+    /// Runs `pipeline` over `0..n` (item `i` weighs `weight(i)`, `f` doubles and panics on
+    /// multiples of 97), checking the budget; returns what the sessions received, in order.
+    fn run_pipeline(
+        workers: Option<usize>,
+        n: usize,
+        budget: usize,
+        weight: impl Fn(usize) -> usize,
+    ) -> Vec<(usize, Result<usize, String>)> {
+        let mut next = 0;
+        let mut got = Vec::new();
+        let mut outstanding = 0; // weight pushed and not handed back, as the session sees it
+        let f = |x: &usize| {
+            if x % 97 == 96 {
+                panic!("item {x}");
+            }
+            // Uneven work, so that the workers finish out of order.
+            std::thread::sleep(std::time::Duration::from_micros((x % 7 * 50) as u64));
+            x * 2
+        };
+        let session = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
+            for (x, r) in done {
+                outstanding -= weight(x);
+                got.push((x, r));
+            }
+            while next < n && feed.has_room() {
+                assert!(outstanding < budget, "pushed over the budget");
+                feed.push(next, weight(next));
+                outstanding += weight(next);
+                next += 1;
+            }
+            Ok::<bool, ()>(next < n)
+        };
+        assert!(pipeline(workers, budget, f, session).unwrap().is_ok());
+        got
+    }
+
+    #[test]
+    fn pipeline_hands_back_everything_in_order() {
+        for workers in [None, Some(1), Some(2), Some(3)] {
+            for (n, budget, big) in [(0, 100, 1), (1, 100, 1), (500, 200_000, 40_000)] {
+                let weight = |i: usize| if i % 5 == 0 { big } else { i % 3 * 1000 };
+                let got = run_pipeline(workers, n, budget, weight);
+                assert_eq!(got.len(), n);
+                for (i, (x, r)) in got.into_iter().enumerate() {
+                    assert_eq!(x, i);
+                    match r {
+                        Ok(y) => assert_eq!(y, 2 * i),
+                        Err(msg) => assert_eq!((i % 97, msg), (96, format!("item {i}"))),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pipeline_stops_at_a_session_error_and_returns_the_leftover() {
+        for workers in [Some(1), Some(2)] {
+            let mut next = 0;
+            let mut seen = 0;
+            let session = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
+                seen += done.len();
+                if seen >= 100 {
+                    return Err("stop");
+                }
+                while next < 1000 && feed.has_room() {
+                    feed.push(next, 10_000);
+                    next += 1;
+                }
+                Ok(next < 1000)
+            };
+            let stopped = pipeline(workers, 300_000, |x: &usize| *x, session)
+                .unwrap()
+                .unwrap_err();
+            assert_eq!(stopped.error, "stop");
+            // Every pushed item came back exactly once: to a session, or as leftover.
+            let mut leftover = stopped.leftover;
+            leftover.sort_unstable();
+            assert_eq!(leftover, (seen..next).collect::<Vec<_>>());
+        }
     }
 }

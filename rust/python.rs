@@ -341,14 +341,20 @@ fn doc_utf8(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<DocUtf8> {
     Ok(DocUtf8 { texts, poses })
 }
 
-/// Documents are processed in windows of about this many bytes, each window's results turned
-/// into Python objects before the next starts: peak memory stays near the size of the output
-/// instead of output + every intermediate Rust string (measured in benches/compare.py).
-const WINDOW_BYTES: usize = 8 << 20;
-const WINDOW_DOCS: usize = 1024;
+/// At most about this many bytes of documents are in flight (copied to UTF-8 and not yet
+/// turned into Python results): peak memory stays near the size of the output instead of
+/// output + a UTF-8 copy of the input + every intermediate Rust string (measured in
+/// benches/compare.py), while the workers always have work queued.
+const IN_FLIGHT_BYTES: usize = 8 << 20;
+/// Counted per document on top of its bytes, so that many empty documents stay bounded too.
+const DOC_WEIGHT: usize = 512;
 
-/// `naive_merge` over many documents in parallel (rayon, GIL released per window), results
-/// in input order. Built-in encodings only: a Python callback cannot run without the GIL.
+/// `naive_merge` over many documents in parallel, results in input order. Built-in encodings
+/// only: a Python callback cannot run without the GIL.
+///
+/// A pipeline ([`batch::pipeline`]): the calling thread holds the GIL only to copy the next
+/// documents to UTF-8 and to turn finished ones into Python lists, while the workers chunk
+/// without it; before, these serial phases ran between windows with every worker idle.
 #[pyfunction]
 #[pyo3(signature = (docs, chunk_token_num, delimiter, overlapped_percent, strategy_name, compat_name, encoding_name, workers))]
 #[allow(clippy::too_many_arguments)]
@@ -372,32 +378,58 @@ fn naive_merge_batch<'py>(
             compat: compat(compat_name)?,
         };
         let count = builtin_counter(encoding_name, opts.strategy)?;
-        let out = PyList::empty(py);
-        let mut window: Vec<DocUtf8> = Vec::new();
-        let mut window_bytes = 0;
         let n = docs.len();
-        for (i, doc) in docs.iter().enumerate() {
-            let doc = doc_utf8(i, &doc)?;
-            window_bytes += doc.texts.iter().map(|t| t.len()).sum::<usize>();
-            window.push(doc);
-            if window_bytes < WINDOW_BYTES && window.len() < WINDOW_DOCS && i + 1 < n {
-                continue;
-            }
-            let results = detached(py, || {
-                batch::par_map(&window, workers, |doc| merge_utf8_doc(doc, &opts, &count))
-            })??;
-            for chunks in results {
-                let chunks = chunks.map_err(|e| {
-                    ragchunk_error(py, format!("CPython produced invalid UTF-8: {e}"))
-                })?;
-                out.append(PyList::new(py, chunks)?)?;
-            }
-            window.clear();
-            window_bytes = 0;
+        let out = PyList::empty(py).unbind();
+        let docs = docs.unbind();
+        let mut next_in = 0; // the next document to copy
+        let mut next_out = 0; // the next document whose chunks are appended to `out`
+        let session = |done: Vec<batch::Done<DocUtf8, DocChunks>>,
+                       feed: &mut batch::Feed<'_, DocUtf8>|
+         -> PyResult<bool> {
+            // The GIL is held for this session only; the pipeline waits detached.
+            Python::attach(|py| {
+                let out = out.bind(py);
+                for (doc, chunks) in done {
+                    let i = next_out;
+                    next_out += 1;
+                    let chunks = match chunks {
+                        Ok(Ok(chunks)) => chunks,
+                        Ok(Err(e)) => {
+                            let msg = format!("docs[{i}]: CPython produced invalid UTF-8: {e}");
+                            return Err(ragchunk_error(py, msg));
+                        }
+                        Err(panic) => {
+                            let msg = format!(
+                                "internal error in ragchunk's Rust core (please report): \
+                                 docs[{i}]: {panic}"
+                            );
+                            return Err(ragchunk_error(py, msg));
+                        }
+                    };
+                    out.append(PyList::new(py, chunks)?)?;
+                    drop(doc); // its Python bytes, released with the GIL held
+                }
+                let docs = docs.bind(py);
+                while next_in < n && feed.has_room() {
+                    let doc = doc_utf8(next_in, &docs.get_item(next_in)?)?;
+                    let bytes: usize = doc.texts.iter().map(|t| t.len()).sum();
+                    feed.push(doc, bytes + DOC_WEIGHT);
+                    next_in += 1;
+                }
+                Ok(next_in < n)
+            })
+        };
+        let run = |doc: &DocUtf8| merge_utf8_doc(doc, &opts, &count);
+        let stopped = py.detach(|| batch::pipeline(workers, IN_FLIGHT_BYTES, run, session))?;
+        if let Err(stopped) = stopped {
+            drop(stopped.leftover); // Python bytes again: dropped here, attached
+            return Err(stopped.error);
         }
-        Ok(out)
+        Ok(out.into_bound(py))
     })
 }
+
+type DocChunks = Result<Vec<String>, std::str::Utf8Error>;
 
 fn merge_utf8_doc(
     doc: &DocUtf8,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Iterator
@@ -37,6 +38,47 @@ def test_batch_equals_per_document_on_corpus(backend: str) -> None:
     assert ragchunk.naive_merge_batch(docs, 512, workers=2) == expected
     streamed = list(ragchunk.iter_naive_merge(iter(docs), 512, batch_size=5))
     assert streamed == expected
+
+
+def _mixed_sizes(n: int, seed: int) -> list[object]:
+    """Documents from a few bytes to ~300 KB, each one's text unique to its index."""
+    rng = random.Random(seed)
+    docs: list[object] = []
+    for i in range(n):
+        size = int(rng.lognormvariate(8, 2)) % 300_000  # mostly small, some very large
+        unit = f"doc {i} line {{}} 中文第{i}句。More words for {i}！\n"
+        text = "".join(unit.format(k) for k in range(size // len(unit) + 1))
+        shape = i % 5
+        if shape == 3:
+            docs.append([text[: len(text) // 2], text[len(text) // 2 :]])
+        elif shape == 4:
+            docs.append([(text, f"@@{i % 9 + 1}\t1\t2\t3\t4##"), (f"tail {i}", None)])
+        else:
+            docs.append(text if i % 17 else "")
+    return docs
+
+
+@pytest.mark.parametrize("workers", [None, 1, 2])
+def test_batch_keeps_order_over_mixed_sizes(backend: str, workers: int | None) -> None:
+    # Enough bytes (~12 MB) to cross the Rust pipeline's in-flight budget (8 MB) several
+    # times and documents of wildly different sizes, so workers finish out of order: a
+    # reordered, lost or duplicated result changes the list.
+    docs = _mixed_sizes(40 if backend == "python" else 700, seed=3)
+    expected = [ragchunk.naive_merge(d, 64) for d in docs]  # type: ignore[arg-type]
+    assert ragchunk.naive_merge_batch(docs, 64, workers=workers) == expected  # type: ignore[arg-type]
+    streamed = ragchunk.iter_naive_merge(iter(docs), 64, workers=workers, batch_size=37)  # type: ignore[arg-type]
+    assert list(streamed) == expected
+
+
+def test_batch_with_late_lone_surrogate(backend: str) -> None:
+    if backend != "rust":
+        pytest.skip("only the Rust batch has work in flight to abandon")
+    # A lone surrogate cannot be copied to UTF-8: the Rust batch stops with work in flight
+    # and the facade falls back to per-document calls. Results must not change.
+    docs: list[object] = _mixed_sizes(700, seed=3)
+    docs[650] = "before \ud800 after。" * 3
+    expected = [ragchunk.naive_merge(d, 64) for d in docs]  # type: ignore[arg-type]
+    assert ragchunk.naive_merge_batch(docs, 64, workers=2) == expected  # type: ignore[arg-type]
 
 
 def test_batch_with_callable_tokenizer() -> None:
@@ -84,6 +126,34 @@ def test_stream_is_lazy() -> None:
     assert len(pulled) == 10
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_stream_source_error_comes_after_earlier_results(workers: int) -> None:
+    def gen() -> Iterator[str]:
+        for i in range(7):
+            yield f"doc {i}"
+        raise OSError("disk gone")
+
+    out = []
+    with pytest.raises(OSError, match="disk gone"):
+        for chunks in ragchunk.iter_naive_merge(gen(), batch_size=3, workers=workers):
+            out.append(chunks)
+    # The batch holding doc 6 could not be read; every document before it was yielded.
+    assert out == [[f"\ndoc {i}"] for i in range(6)]
+
+
+def test_stream_closed_early() -> None:
+    def endless() -> Iterator[str]:
+        i = 0
+        while True:
+            yield f"doc {i}。" * 50
+            i += 1
+
+    it = ragchunk.iter_naive_merge(endless(), 16, batch_size=50, workers=2)
+    first = [next(it) for _ in range(75)]  # inside the second batch, the third computing
+    it.close()  # returns once the batch in flight is done; nothing keeps running
+    assert first == [ragchunk.naive_merge(f"doc {i}。" * 50, 16) for i in range(75)]
+
+
 def test_count_tokens_batch(tiktoken_cl100k: object) -> None:
     texts = ["hello", "", "中文 text", "🦀" * 5, "x\ud800y"]
     assert ragchunk.count_tokens_batch(texts, workers=2) == [
@@ -95,7 +165,8 @@ def test_count_tokens_batch(tiktoken_cl100k: object) -> None:
         ragchunk.count_tokens_batch([b"x"])  # type: ignore[list-item]
 
 
-def test_gil_is_released_during_long_calls(backend: str) -> None:
+@pytest.mark.parametrize("workers", [1, 2])
+def test_gil_is_released_during_long_calls(backend: str, workers: int) -> None:
     if backend != "rust":
         pytest.skip("the pure-Python fallback holds the GIL by nature")
     text = ("A sentence that goes on for a while, counted exactly. " * 40 + "\n") * 4000
@@ -105,7 +176,7 @@ def test_gil_is_released_during_long_calls(backend: str) -> None:
     def work() -> None:
         try:
             ragchunk.naive_merge(text, 512)
-            ragchunk.naive_merge_batch([text] * 4, 512, workers=1)
+            ragchunk.naive_merge_batch([text] * 4, 512, workers=workers)
         finally:
             done.set()
 

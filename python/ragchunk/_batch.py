@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from . import _backend
@@ -108,30 +109,83 @@ def iter_naive_merge(
     if isinstance(docs, (str, bytes)):
         raise TypeError("docs must be an iterable of documents, not a single str")
     iterator = iter(docs)
-    offset = 0
-    while True:
-        batch = list(itertools.islice(iterator, batch_size))
-        if not batch:
-            return
-        try:
-            results = naive_merge_batch(
-                batch,
-                chunk_token_num,
-                delimiter,
-                overlapped_percent,
-                strategy,
-                tokenizer=tokenizer,
-                compat=compat,
-                workers=workers,
-            )
-        except (TypeError, ValueError) as exc:
-            message = str(exc)
-            if message.startswith("docs["):
-                index, _, rest = message[5:].partition("]")
-                raise type(exc)(f"docs[{offset + int(index)}]{rest}") from None
-            raise
-        yield from results
-        offset += len(batch)
+
+    def run(batch: list[Any]) -> list[list[str]]:
+        return naive_merge_batch(
+            batch,
+            chunk_token_num,
+            delimiter,
+            overlapped_percent,
+            strategy,
+            tokenizer=tokenizer,
+            compat=compat,
+            workers=workers,
+        )
+
+    batch = list(itertools.islice(iterator, batch_size))
+    if not batch:
+        return
+    try:
+        builtin = resolve_tokenizer(tokenizer).builtin is not None
+    except (TypeError, ValueError):
+        builtin = False  # the first batch raises it, after the other arguments' checks
+    if workers == 1 or _backend.core() is None or not builtin:
+        # Nothing would run beside the caller: one batch after the other.
+        offset = 0
+        while batch:
+            try:
+                results = run(batch)
+            except (TypeError, ValueError) as exc:
+                _reindex(exc, offset)
+                raise
+            yield from results
+            del results
+            offset += len(batch)
+            batch = list(itertools.islice(iterator, batch_size))
+        return
+    # Each batch ends with its slowest document on one core and the conversion of the last
+    # results; computing the next batch in a background thread (the Rust batch releases the
+    # GIL) while this one is yielded keeps both cores busy across batches. At most two batches
+    # are alive at once, so memory stays flat.
+    with ThreadPoolExecutor(1, thread_name_prefix="ragchunk-stream") as executor:
+        future = executor.submit(run, batch)
+        offset = 0
+        while True:
+            try:
+                results = future.result()
+            except (TypeError, ValueError) as exc:
+                _reindex(exc, offset)
+                raise
+            following: Future[list[list[str]]] | None = None
+            pull_error: Exception | None = None
+            for k, chunks in enumerate(results):
+                yield chunks
+                if k == 0:
+                    # The consumer wants more than the first result: start the next batch.
+                    # Not earlier, so the source is read one batch ahead at most, and only
+                    # once the consumer is inside this one (``next()`` pulls one batch).
+                    try:
+                        batch_after = list(itertools.islice(iterator, batch_size))
+                    except Exception as exc:  # raised where the serial loop would raise it
+                        pull_error = exc
+                    else:
+                        if batch_after:
+                            following = executor.submit(run, batch_after)
+            del results
+            offset += len(batch)
+            if pull_error is not None:
+                raise pull_error
+            if following is None:
+                return
+            batch, future = batch_after, following
+
+
+def _reindex(exc: Exception, offset: int) -> None:
+    """Raises ``exc``'s ``docs[i]:`` error again, ``i`` counted in the stream, not the batch."""
+    message = str(exc)
+    if message.startswith("docs["):
+        index, _, rest = message[5:].partition("]")
+        raise type(exc)(f"docs[{offset + int(index)}]{rest}") from None
 
 
 def count_tokens_batch(
