@@ -88,7 +88,21 @@ pub struct Feed<'a, T> {
     send: &'a mut dyn FnMut(Vec<T>, usize),
 }
 
-impl<T> Feed<'_, T> {
+impl<'a, T> Feed<'a, T> {
+    fn new(
+        budget: usize,
+        in_flight: &'a mut usize,
+        send: &'a mut dyn FnMut(Vec<T>, usize),
+    ) -> Self {
+        Feed {
+            budget,
+            in_flight,
+            group: Vec::new(),
+            group_weight: 0,
+            send,
+        }
+    }
+
     /// Whether another item may be pushed: the weight pushed and not yet handed back is under
     /// the budget (always true when nothing is in flight, so any single item fits).
     pub fn has_room(&self) -> bool {
@@ -127,7 +141,8 @@ fn run_group<T, R>(items: &[T], f: &impl Fn(&T) -> R) -> Vec<Result<R, String>> 
         .collect()
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The text of a panic payload (`panic!` with a literal or a formatted message).
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_owned()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -185,13 +200,7 @@ where
         let mut in_flight = 0; // everything earlier is in `ready`, handed back below
         let mut groups: Vec<Vec<T>> = Vec::new();
         let mut send = |group: Vec<T>, _weight: usize| groups.push(group);
-        let mut feed = Feed {
-            budget,
-            in_flight: &mut in_flight,
-            group: Vec::new(),
-            group_weight: 0,
-            send: &mut send,
-        };
+        let mut feed = Feed::new(budget, &mut in_flight, &mut send);
         let more = session(std::mem::take(&mut ready), &mut feed);
         feed.flush();
         match more {
@@ -247,13 +256,7 @@ where
                 let _ = tx.send((seq, (items, results)));
             }));
         };
-        let mut feed = Feed {
-            budget,
-            in_flight: &mut in_flight,
-            group: Vec::new(),
-            group_weight: 0,
-            send: &mut send,
-        };
+        let mut feed = Feed::new(budget, &mut in_flight, &mut send);
         let more = session(std::mem::take(&mut ready), &mut feed);
         feed.flush();
         let more = match more {

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyByteArray, PyList, PyString, PyTuple};
 
-use crate::batch::{self, BatchError};
+use crate::batch::{self, panic_message, BatchError};
 use crate::counter::TokenCounter;
 use crate::delimiters;
 use crate::merge::{self, Compat, MergeOptions, Section, Strategy};
@@ -26,16 +26,6 @@ fn ragchunk_error(py: Python<'_>, msg: String) -> PyErr {
     {
         Ok(cls) => PyErr::from_type(cls.cast_into().expect("RagchunkError is a type"), msg),
         Err(_) => PyRuntimeError::new_err(msg),
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_owned()
     }
 }
 

@@ -19,7 +19,7 @@ import shutil
 import tempfile
 
 import pytest
-from testdata import VOCAB
+from testdata import ENCODINGS, VOCAB
 
 _TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
 _CACHE = tempfile.mkdtemp(prefix="ragchunk-tiktoken-")
@@ -87,6 +87,22 @@ def backend(request: pytest.FixtureRequest) -> object:
     _backend.set_backend(request.param)  # raises ImportError (a failure) if the core is missing
     yield request.param
     _backend.set_backend(before)
+
+
+@pytest.fixture(scope="module")
+def core() -> object:
+    """The compiled core module (for tests of Rust-only entry points)."""
+    from ragchunk import _core
+
+    return _core
+
+
+@pytest.fixture(scope="module", params=ENCODINGS)
+def encoding(request: pytest.FixtureRequest) -> object:
+    """tiktoken's own encoding (the oracle), once per built-in encoding."""
+    import tiktoken
+
+    return tiktoken.get_encoding(request.param)
 
 
 @pytest.fixture(scope="session")

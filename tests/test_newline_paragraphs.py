@@ -18,22 +18,6 @@ from testdata import CORPUS, corpus_documents, require_shared
 
 pytestmark = pytest.mark.single_backend
 
-ENCODINGS = ["cl100k_base", "o200k_base"]
-
-
-@pytest.fixture(scope="module")
-def core() -> Any:
-    from ragchunk import _core
-
-    return _core
-
-
-@pytest.fixture(scope="module", params=ENCODINGS)
-def encoding(request: pytest.FixtureRequest) -> Any:
-    import tiktoken
-
-    return tiktoken.get_encoding(request.param)
-
 
 def _ragflow_count(enc: Any, text: str) -> int:
     """RAGFlow's ``num_tokens_from_string``: 0 when tiktoken refuses the text."""

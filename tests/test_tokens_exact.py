@@ -12,25 +12,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from testdata import CORPUS, corpus_documents, require_shared
+from testdata import CORPUS, ENCODINGS, corpus_documents, require_shared
 
 pytestmark = pytest.mark.single_backend
-
-ENCODINGS = ["cl100k_base", "o200k_base"]
-
-
-@pytest.fixture(scope="module")
-def core() -> Any:
-    from ragchunk import _core
-
-    return _core
-
-
-@pytest.fixture(scope="module", params=ENCODINGS)
-def encoding(request: pytest.FixtureRequest) -> Any:
-    import tiktoken
-
-    return tiktoken.get_encoding(request.param)
 
 
 def _mismatches(core: Any, enc: Any, texts: list[str]) -> list[tuple[str, int, int]]:

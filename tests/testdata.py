@@ -12,6 +12,9 @@ GOLDEN = SHARED / "golden" / "ragflow"
 CORPUS = SHARED / "corpus"
 VOCAB = ROOT / "python" / "ragchunk" / "_vocab"
 
+#: The built-in encodings (tiktoken names).
+ENCODINGS = ["cl100k_base", "o200k_base"]
+
 
 def require_shared(path: Path) -> Path:
     """Skip loudly when the shared test data is not beside the repository."""
