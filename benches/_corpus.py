@@ -93,6 +93,33 @@ def best_time(fn: Callable[[], Any], repeat: int = 1) -> tuple[float, Any]:
     return best, out
 
 
+def ragchunk_rows(
+    label: str, splitter: Any, docs: list[str], check: Callable[[list[Any]], None]
+) -> list[tuple[str, float, int]]:
+    """The ragchunk rows of a structure-aware benchmark: ``splitter.split`` one document at a
+    time and ``split_batch`` on the Rust backend (``check``-ed, and equal), then the
+    pure-Python fallback on the first eighth of ``docs`` (results equal to Rust's), its time
+    scaled to all of ``docs``. Returns the rows."""
+    from ragchunk import _backend
+
+    mb = sum(len(d.encode()) for d in docs)
+    _backend.set_backend("rust")
+    t, res = best_time(lambda: [splitter.split(d) for d in docs])
+    check(res)
+    rows = [(f"ragchunk {label} (Rust, one doc at a time)", t, sum(map(len, res)))]
+    t, res_b = best_time(lambda: splitter.split_batch(docs))
+    assert res_b == res
+    rows.append((f"ragchunk {label}.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
+    sub = docs[: max(1, len(docs) // 8)]
+    _backend.set_backend("python")
+    t_py, res_py = best_time(lambda: [splitter.split(d) for d in sub])
+    _backend.set_backend("rust")
+    assert res_py == [splitter.split(d) for d in sub], "backends disagree"
+    sub_mb = sum(len(d.encode()) for d in sub)
+    rows.append((f"ragchunk {label} (pure-Python fallback)", t_py * mb / sub_mb, -1))
+    return rows
+
+
 def print_table(
     rows: list[tuple[str, float, int]], mb: float, baseline: str, digits: int = 2
 ) -> None:

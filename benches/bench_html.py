@@ -25,11 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, best_time, offline_tiktoken, print_table
+from _corpus import CORPUS, best_time, offline_tiktoken, print_table, ragchunk_rows
 
 offline_tiktoken()
 
-from ragchunk import _backend  # noqa: E402
 from ragchunk.structured import HTMLSplitter  # noqa: E402
 
 _WS = re.compile("[ \t\n\r\x0b\x0c\xa0\u3000]+")
@@ -66,23 +65,8 @@ def main() -> None:
     docs = _docs(args.every)
     mb = sum(len(d.encode()) for d in docs) / 1e6
     size = args.size
-    rows: list[tuple[str, float, int]] = []
-
-    _backend.set_backend("rust")
     sp = HTMLSplitter(size)
-    t, res = best_time(lambda: [sp.split(d) for d in docs])
-    _check(sp, docs, res)
-    rows.append(("ragchunk HTMLSplitter (Rust, one doc at a time)", t, sum(map(len, res))))
-    t, res_b = best_time(lambda: sp.split_batch(docs))
-    assert res_b == res
-    rows.append(("ragchunk HTMLSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
-    sub = docs[: max(1, len(docs) // 8)]
-    _backend.set_backend("python")
-    t_py, res_py = best_time(lambda: [sp.split(d) for d in sub])
-    _backend.set_backend("rust")
-    assert res_py == [sp.split(d) for d in sub], "backends disagree"
-    sub_mb = sum(len(d.encode()) for d in sub) / 1e6
-    rows.append(("ragchunk HTMLSplitter (pure-Python fallback, html5lib)", t_py * mb / sub_mb, -1))
+    rows = ragchunk_rows("HTMLSplitter", sp, docs, lambda res: _check(sp, docs, res))
 
     heads = [("h1", "h1"), ("h2", "h2"), ("h3", "h3")]
     try:

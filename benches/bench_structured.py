@@ -19,11 +19,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import CORPUS, best_time, offline_tiktoken, print_table
+from _corpus import CORPUS, best_time, offline_tiktoken, print_table, ragchunk_rows
 
 offline_tiktoken()
 
-from ragchunk import _backend  # noqa: E402
 from ragchunk.structured import MarkdownSplitter, TitleTreeChunker  # noqa: E402
 
 
@@ -55,23 +54,8 @@ def main() -> None:
     docs = _docs(args.every)
     mb = sum(len(d.encode()) for d in docs) / 1e6
     size = args.size
-    rows: list[tuple[str, float, int]] = []
-
-    _backend.set_backend("rust")
     md = MarkdownSplitter(size)
-    t, res = best_time(lambda: [md.split(d) for d in docs])
-    _check(docs, res, size)
-    rows.append(("ragchunk MarkdownSplitter (Rust, one doc at a time)", t, sum(map(len, res))))
-    t, res_b = best_time(lambda: md.split_batch(docs))
-    assert res_b == res
-    rows.append(("ragchunk MarkdownSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
-    sub = docs[: max(1, len(docs) // 8)]
-    _backend.set_backend("python")
-    t_py, res_py = best_time(lambda: [md.split(d) for d in sub])
-    _backend.set_backend("rust")
-    assert res_py == [md.split(d) for d in sub], "backends disagree"
-    sub_mb = sum(len(d.encode()) for d in sub) / 1e6
-    rows.append(("ragchunk MarkdownSplitter (pure-Python fallback)", t_py * mb / sub_mb, -1))
+    rows = ragchunk_rows("MarkdownSplitter", md, docs, lambda res: _check(docs, res, size))
 
     try:
         from semantic_text_splitter import MarkdownSplitter as SemMd

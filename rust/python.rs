@@ -151,6 +151,53 @@ impl TokenCounter for PyCounter<'_> {
     }
 }
 
+/// The counter of the GIL-free paths of the structure-aware splitters: a built-in encoding's
+/// `count_ordinary`, or characters (`length="chars"`). `Send + Sync`, for `split_batch`.
+#[derive(Clone, Copy)]
+enum FreeCount {
+    Tokens(&'static Tokenizer),
+    Chars,
+}
+
+impl TokenCounter for FreeCount {
+    type Error = std::convert::Infallible;
+
+    fn count(&self, text: &str) -> Result<usize, Self::Error> {
+        match self {
+            FreeCount::Tokens(tok) => Ok(tok.count_ordinary(text)),
+            FreeCount::Chars => CharCount.count(text),
+        }
+    }
+}
+
+/// The built-in encoding named, or characters for `None`.
+fn free_count(encoding_name: Option<&str>) -> PyResult<FreeCount> {
+    Ok(match encoding_name {
+        Some(name) => FreeCount::Tokens(encoding(name)?),
+        None => FreeCount::Chars,
+    })
+}
+
+/// Runs one split with the counter its arguments choose: a built-in encoding
+/// (`encoding_name`) or characters (neither) with the GIL released (`free`), or a Python
+/// callable (`counter`, no encoding) with the GIL held (`held`). Two closures, because the
+/// two counters are different types.
+fn with_counter<'py, R: Send>(
+    py: Python<'py>,
+    encoding_name: Option<&str>,
+    counter: Option<Bound<'py, PyAny>>,
+    free: impl FnOnce(&FreeCount) -> R + Send,
+    held: impl FnOnce(&PyCounter<'py>) -> PyResult<R>,
+) -> PyResult<R> {
+    match (encoding_name, counter) {
+        (None, Some(f)) => held(&PyCounter { f }),
+        (name, _) => {
+            let count = free_count(name)?;
+            detached(py, || free(&count))
+        }
+    }
+}
+
 fn strategy(name: &str) -> PyResult<Strategy> {
     match name {
         "over_cap" => Ok(Strategy::OverCap),
@@ -1099,26 +1146,16 @@ fn markdown_split(
     contain(py, || {
         let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
         let text: &str = &text;
-        match (encoding_name, counter) {
-            (Some(name), _) => {
-                let tok = encoding(name)?;
-                let count = |t: &str| tok.count_ordinary(t);
-                detached(py, || {
-                    let out = markdown::split_markdown(text, &opts, &count)
-                        .unwrap_or_else(|never| match never {});
-                    md_to_py(text, out)
-                })
-            }
-            (None, Some(f)) => {
-                let out = markdown::split_markdown(text, &opts, &PyCounter { f })?;
-                Ok(md_to_py(text, out))
-            }
-            (None, None) => detached(py, || {
-                let out = markdown::split_markdown(text, &opts, &CharCount)
-                    .unwrap_or_else(|never| match never {});
-                md_to_py(text, out)
-            }),
-        }
+        with_counter(
+            py,
+            encoding_name,
+            counter,
+            |c| {
+                let out = markdown::split_markdown(text, &opts, c);
+                md_to_py(text, out.unwrap_or_else(|never| match never {}))
+            },
+            |c| Ok(md_to_py(text, markdown::split_markdown(text, &opts, c)?)),
+        )
     })
 }
 
@@ -1139,18 +1176,12 @@ fn markdown_split_batch(
 ) -> PyResult<Vec<MdResultPy>> {
     contain(py, || {
         let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
-        let tok = encoding_name.map(encoding).transpose()?;
+        let count = free_count(encoding_name)?;
         Ok(detached(py, || {
             batch::par_map(&texts, workers, |t| {
                 let text: &str = t;
-                let out = match tok {
-                    Some(tok) => {
-                        markdown::split_markdown(text, &opts, &|s: &str| tok.count_ordinary(s))
-                    }
-                    None => markdown::split_markdown(text, &opts, &CharCount),
-                }
-                .unwrap_or_else(|never| match never {});
-                md_to_py(text, out)
+                let out = markdown::split_markdown(text, &opts, &count);
+                md_to_py(text, out.unwrap_or_else(|never| match never {}))
             })
         })??)
     })
@@ -1184,25 +1215,13 @@ fn html_split(
     contain(py, || {
         let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
         let text: &str = &text;
-        match (encoding_name, counter) {
-            (Some(name), _) => {
-                let tok = encoding(name)?;
-                let count = |t: &str| tok.count_ordinary(t);
-                detached(py, || {
-                    html_to_py(
-                        html::split_html(text, &opts, &count)
-                            .unwrap_or_else(|never| match never {}),
-                    )
-                })
-            }
-            (None, Some(f)) => Ok(html_to_py(html::split_html(text, &opts, &PyCounter { f })?)),
-            (None, None) => detached(py, || {
-                html_to_py(
-                    html::split_html(text, &opts, &CharCount)
-                        .unwrap_or_else(|never| match never {}),
-                )
-            }),
-        }
+        with_counter(
+            py,
+            encoding_name,
+            counter,
+            |c| html_to_py(html::split_html(text, &opts, c).unwrap_or_else(|never| match never {})),
+            |c| Ok(html_to_py(html::split_html(text, &opts, c)?)),
+        )
     })
 }
 
@@ -1223,16 +1242,12 @@ fn html_split_batch(
 ) -> PyResult<Vec<HtmlResultPy>> {
     contain(py, || {
         let opts = md_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
-        let tok = encoding_name.map(encoding).transpose()?;
+        let count = free_count(encoding_name)?;
         Ok(detached(py, || {
             batch::par_map(&texts, workers, |t| {
-                let text: &str = t;
-                let out = match tok {
-                    Some(tok) => html::split_html(text, &opts, &|s: &str| tok.count_ordinary(s)),
-                    None => html::split_html(text, &opts, &CharCount),
-                }
-                .unwrap_or_else(|never| match never {});
-                html_to_py(out)
+                html_to_py(
+                    html::split_html(t, &opts, &count).unwrap_or_else(|never| match never {}),
+                )
             })
         })??)
     })
@@ -1333,21 +1348,16 @@ fn title_tree_split(
 ) -> PyResult<Vec<TreeChunkPy>> {
     contain(py, || {
         let text: &str = &text;
-        let res = match (encoding_name, counter) {
-            (Some(name), _) => {
-                let tok = encoding(name)?;
-                let count = |t: &str| tok.count_ordinary(t);
-                detached(py, || {
-                    title_tree_core(text, &parents, &items, budget, &count)
-                        .unwrap_or_else(|never| match never {})
-                })?
-            }
-            (None, Some(f)) => title_tree_core(text, &parents, &items, budget, &PyCounter { f })?,
-            (None, None) => detached(py, || {
-                title_tree_core(text, &parents, &items, budget, &CharCount)
+        let res = with_counter(
+            py,
+            encoding_name,
+            counter,
+            |c| {
+                title_tree_core(text, &parents, &items, budget, c)
                     .unwrap_or_else(|never| match never {})
-            })?,
-        };
+            },
+            |c| title_tree_core(text, &parents, &items, budget, c),
+        )?;
         res.map_err(PyValueError::new_err)
     })
 }
@@ -1363,17 +1373,11 @@ fn title_tree_split_batch(
     workers: Option<usize>,
 ) -> PyResult<Vec<Vec<TreeChunkPy>>> {
     contain(py, || {
-        let tok = encoding_name.map(encoding).transpose()?;
+        let count = free_count(encoding_name)?;
         let results = detached(py, || {
             batch::par_map(&docs, workers, |(text, parents, items)| {
-                let text: &str = text;
-                match tok {
-                    Some(tok) => title_tree_core(text, parents, items, budget, &|s: &str| {
-                        tok.count_ordinary(s)
-                    }),
-                    None => title_tree_core(text, parents, items, budget, &CharCount),
-                }
-                .unwrap_or_else(|never| match never {})
+                title_tree_core(text, parents, items, budget, &count)
+                    .unwrap_or_else(|never| match never {})
             })
         })??;
         results
@@ -1437,26 +1441,21 @@ fn code_split(
     contain(py, || {
         let lang = code_lang(language)?;
         let text: &str = &text;
-        match (encoding_name, counter) {
-            (Some(name), _) => {
-                let tok = encoding(name)?;
-                let count = |t: &str| tok.count_ordinary(t);
-                detached(py, || {
-                    let out = code::split_code(text, lang, chunk_size, &count)
-                        .unwrap_or_else(|never| match never {});
-                    code_to_py(text, out)
-                })
-            }
-            (None, Some(f)) => {
-                let out = code::split_code(text, lang, chunk_size, &PyCounter { f })?;
-                Ok(code_to_py(text, out))
-            }
-            (None, None) => detached(py, || {
-                let out = code::split_code(text, lang, chunk_size, &CharCount)
-                    .unwrap_or_else(|never| match never {});
-                code_to_py(text, out)
-            }),
-        }
+        with_counter(
+            py,
+            encoding_name,
+            counter,
+            |c| {
+                let out = code::split_code(text, lang, chunk_size, c);
+                code_to_py(text, out.unwrap_or_else(|never| match never {}))
+            },
+            |c| {
+                Ok(code_to_py(
+                    text,
+                    code::split_code(text, lang, chunk_size, c)?,
+                ))
+            },
+        )
     })
 }
 
@@ -1475,18 +1474,12 @@ fn code_split_batch(
 ) -> PyResult<Vec<Vec<CodeChunkPy>>> {
     contain(py, || {
         let lang = code_lang(language)?;
-        let tok = encoding_name.map(encoding).transpose()?;
+        let count = free_count(encoding_name)?;
         Ok(detached(py, || {
             batch::par_map(&texts, workers, |t| {
                 let text: &str = t;
-                let out = match tok {
-                    Some(tok) => {
-                        code::split_code(text, lang, chunk_size, &|s: &str| tok.count_ordinary(s))
-                    }
-                    None => code::split_code(text, lang, chunk_size, &CharCount),
-                }
-                .unwrap_or_else(|never| match never {});
-                code_to_py(text, out)
+                let out = code::split_code(text, lang, chunk_size, &count);
+                code_to_py(text, out.unwrap_or_else(|never| match never {}))
             })
         })??)
     })

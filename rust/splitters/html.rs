@@ -449,19 +449,9 @@ pub fn split_html<C: TokenCounter>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::markdown::tests::opts;
     use super::super::CharCount;
     use super::*;
-
-    fn opts(size: usize) -> MdOptions {
-        let mut levels = [false; 7];
-        levels[1..=3].iter_mut().for_each(|l| *l = true);
-        MdOptions {
-            chunk_size: size,
-            overlap: 0,
-            split_levels: levels,
-            strip_headers: false,
-        }
-    }
 
     fn chunks(html: &str, size: usize) -> Vec<(String, Vec<String>)> {
         let r = split_html(html, &opts(size), &CharCount).unwrap();

@@ -1011,11 +1011,13 @@ pub fn pack_blocks<C: TokenCounter>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::CharCount;
     use super::*;
 
-    fn opts(size: usize) -> MdOptions {
+    /// Options for tests: `size` budget, no overlap, cut at h1-h3, headings kept (the HTML
+    /// splitter's tests share it).
+    pub(crate) fn opts(size: usize) -> MdOptions {
         let mut levels = [false; 7];
         levels[1..=3].iter_mut().for_each(|l| *l = true);
         MdOptions {
