@@ -232,6 +232,43 @@ fn long_pieces_merge_like_short_ones() {
 }
 
 #[test]
+fn array_merge_paths_agree_with_the_heap() {
+    // `merge_small` runs a build for AVX2 when the CPU has it and the baseline build otherwise:
+    // both (and the heap merge) must give the same parts for every piece length up to SMALL,
+    // on CJK runs (the pieces that reach it most), mixed scripts and raw bytes.
+    let alphabets = [
+        "中文字符测试数据库的一是了",
+        "aé中😀 ,.xyzqj",
+        "ÁáÂâ\u{301}ſK",
+    ];
+    let mut rng = Rng(7);
+    for tok in [cl(), o2()] {
+        for round in 0..3000 {
+            let chars: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
+            let mut piece = String::new();
+            let want = 2 + (rng.next() % (bpe::SMALL as u64 - 1)) as usize;
+            while piece.len() < want {
+                piece.push(chars[(rng.next() % chars.len() as u64) as usize]);
+            }
+            let mut bytes = piece.into_bytes();
+            bytes.truncate(want);
+            if round % 7 == 0 {
+                // Arbitrary bytes: merging never assumes UTF-8.
+                bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
+            }
+            let mut heap = Vec::new();
+            bpe::merge_heap(&tok.vocab, &bytes, &mut heap);
+            let mut arr = [0u32; bpe::SMALL + 1];
+            let m = bpe::merge_small(&tok.vocab, &bytes, &mut arr);
+            assert_eq!(&arr[..m], &heap[..], "dispatch {bytes:?}");
+            let mut arr = [0u32; bpe::SMALL + 1];
+            let m = bpe::merge_small_baseline(&tok.vocab, &bytes, &mut arr);
+            assert_eq!(&arr[..m], &heap[..], "baseline {bytes:?}");
+        }
+    }
+}
+
+#[test]
 fn special_tokens_start_with_lt_pipe() {
     // `Tokenizer::special_match` skips the automaton for text without `<|`.
     for table in [CL100K_SPECIAL, O200K_SPECIAL] {
