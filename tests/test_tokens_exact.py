@@ -90,6 +90,33 @@ def test_whitespace_digits_and_mixed_runs(core: Any, encoding: Any) -> None:
     assert _mismatches(core, encoding, texts) == []
 
 
+def test_long_letter_runs(core: Any, encoding: Any) -> None:
+    # Runs of letters from the CJK blocks (and kana, Hangul, Thai, Cyrillic), with no space or
+    # punctuation, are single pretokenizer pieces of up to hundreds of bytes: they exercise the
+    # merge of long pieces and its cutting into parts (`Tokenizer::for_each_cut_part`), common
+    # characters next to rare ones (CJK Extension A/B) that split into several tokens.
+    rng = random.Random(99)
+    blocks = [
+        (0x4E00, 0x9FFF),
+        (0x3400, 0x4DBF),
+        (0x20000, 0x2A6DF),
+        (0x3041, 0x3096),
+        (0x30A1, 0x30FA),
+        (0xAC00, 0xD7A3),
+        (0x0E01, 0x0E30),
+        (0x0430, 0x044F),
+    ]
+    # U+4E00..U+51FF holds many of the most frequent characters (一 上 不 中 了 人 他 们 会 作 ...).
+    common = "".join(chr(c) for c in range(0x4E00, 0x5200))
+    rare = "".join(chr(rng.randint(lo, hi)) for lo, hi in blocks for _ in range(40))
+    texts = []
+    for _ in range(4000):
+        pool = common if rng.random() < 0.6 else rare + common[:50]
+        texts.append("".join(rng.choices(pool, k=rng.randint(2, 120))))
+    texts += ["".join(rng.choices(rare, k=rng.randint(30, 400))) for _ in range(300)]
+    assert _mismatches(core, encoding, texts) == []
+
+
 @given(st.text(max_size=300))
 def test_random_unicode(core: Any, text: str) -> None:
     import tiktoken

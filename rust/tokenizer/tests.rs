@@ -269,6 +269,70 @@ fn array_merge_paths_agree_with_the_heap() {
 }
 
 #[test]
+fn cut_parts_count_like_the_whole_piece() {
+    // `count_piece` merges a long piece's parts between cuts separately; the whole-piece heap
+    // merge is the reference. CJK runs cut often in cl100k, rarely in o200k.
+    let alphabets = [
+        "中文字符测试数据库的一是了隻龘",
+        "aé中😀xyzqj",
+        "ÁáÂâ\u{301}ſKk",
+    ];
+    let mut rng = Rng(11);
+    let mut cut = 0;
+    for tok in [cl(), o2()] {
+        for round in 0..4000 {
+            let chars: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
+            let want = 2 + (rng.next() % 300) as usize;
+            let mut piece = String::new();
+            while piece.len() < want {
+                piece.push(chars[(rng.next() % chars.len() as u64) as usize]);
+            }
+            let mut bytes = piece.into_bytes();
+            if round % 5 == 0 {
+                bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
+            }
+            let mut heap = Vec::new();
+            bpe::merge_heap(&tok.vocab, &bytes, &mut heap);
+            let want_count = if tok.vocab.rank(&bytes).is_some() {
+                1
+            } else {
+                heap.len()
+            };
+            let mut parts = 0;
+            tok.for_each_cut_part(&bytes, |_, _| parts += 1);
+            cut += parts - 1;
+            let (with, without) =
+                cache::with(|c| (tok.count_piece(&bytes, c), tok.count_piece(&bytes, None)));
+            assert_eq!(
+                (with, without),
+                (want_count, want_count),
+                "{} {bytes:?}",
+                tok.name()
+            );
+            let mut starts = Vec::new();
+            tok.piece_token_starts(&bytes, None, |s| starts.push(s as u32));
+            if want_count > 1 {
+                assert_eq!(starts, heap, "{} {bytes:?}", tok.name());
+            }
+        }
+    }
+    assert!(cut > 10_000, "the pieces must exercise cuts ({cut})");
+}
+
+#[test]
+fn no_token_holds_a_cut() {
+    for tok in [cl(), o2()] {
+        for rank in 0..tok.vocab.len() as u32 {
+            for w in tok.vocab.bytes(rank).unwrap_or_default().windows(2) {
+                assert!(tok.vocab.joined_somewhere(w[0], w[1]), "{rank}");
+            }
+        }
+        // And the table is not trivially full: CJK letters cut in cl100k.
+    }
+    assert!(!cl().vocab.joined_somewhere(0xFF, 0xFF));
+}
+
+#[test]
 fn special_tokens_start_with_lt_pipe() {
     // `Tokenizer::special_match` skips the automaton for text without `<|`.
     for table in [CL100K_SPECIAL, O200K_SPECIAL] {

@@ -71,6 +71,9 @@ pub(crate) struct Vocab {
     /// `spans[rank]` = byte range of the token in `blob`; `(0, 0)` for an unused rank.
     spans: Vec<(u32, u32)>,
     blob: Vec<u8>,
+    /// Bit `b0 | b1 << 8` set when the bytes `b0 b1` occur next to each other inside some token
+    /// (8 KiB): where they do not, no merge can ever join them (see `Tokenizer::count_piece`).
+    inside: Vec<u64>,
 }
 
 /// Decompresses `gz` (an embedded, known-good file). The bytes are our own shipped data, so a
@@ -129,6 +132,7 @@ impl Vocab {
             bloom_shift: 64 - bloom_bits,
             spans: Vec::new(),
             blob: Vec::new(),
+            inside: vec![0; (1 << 16) / 64],
         };
         for (rank, &(start, end)) in spans.iter().enumerate() {
             let rank = rank as u32;
@@ -137,6 +141,10 @@ impl Vocab {
             };
             let len = bytes.len();
             v.max_len = v.max_len.max(len);
+            for w in bytes.windows(2) {
+                let bit = w[0] as usize | (w[1] as usize) << 8;
+                v.inside[bit / 64] |= 1 << (bit % 64);
+            }
             if let [b0, b1] = *bytes {
                 v.pairs[b0 as usize | (b1 as usize) << 8] = rank;
             }
@@ -181,6 +189,15 @@ impl Vocab {
         self.bloom
             .get(bit / 64)
             .is_some_and(|w| w >> (bit % 64) & 1 != 0)
+    }
+
+    /// Whether the bytes `b0 b1` occur next to each other inside some token.
+    #[inline(always)]
+    pub(crate) fn joined_somewhere(&self, b0: u8, b1: u8) -> bool {
+        let bit = b0 as usize | (b1 as usize) << 8;
+        self.inside
+            .get(bit / 64)
+            .map_or(true, |w| w >> (bit % 64) & 1 != 0)
     }
 
     /// Rank of a 2-byte token.
