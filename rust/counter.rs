@@ -22,6 +22,21 @@ pub trait TokenCounter {
         scratch.push_str(text);
         self.count(scratch)
     }
+
+    /// [`count_after_newline`](Self::count_after_newline) of each of `texts`, in order,
+    /// appended to `out`. The built-in encodings count them all in one session with the
+    /// tokenizer's memo.
+    fn count_each_after_newline(
+        &self,
+        texts: &[&str],
+        out: &mut Vec<usize>,
+    ) -> Result<(), Self::Error> {
+        let mut scratch = String::new();
+        for t in texts {
+            out.push(self.count_after_newline(t, &mut scratch)?);
+        }
+        Ok(())
+    }
 }
 
 impl<F: Fn(&str) -> usize> TokenCounter for F {

@@ -440,26 +440,35 @@ fn v27_default<C: TokenCounter>(
     for (sec, text) in texts.iter().enumerate() {
         if splitter.is_empty() {
             // No delimiters: each section is one paragraph, "\n" for an empty section.
-            let tokens = if hard {
-                0
-            } else {
-                counting.newline_piece(text)?
-            };
-            paras.push(Paragraph { text, sec, tokens });
+            paras.push(Paragraph {
+                text,
+                sec,
+                tokens: 0,
+            });
             continue;
         }
         for piece in splitter.split(text) {
             // Delimiter text never enters a chunk; empty pieces are dropped.
             if let Piece::Text(t) = piece {
                 if !t.is_empty() {
-                    let tokens = if hard { 0 } else { counting.newline_piece(t)? };
                     paras.push(Paragraph {
                         text: t,
                         sec,
-                        tokens,
+                        tokens: 0,
                     });
                 }
             }
+        }
+    }
+    if !hard {
+        // Every paragraph counted as `"\n" + text`, in one call (one memo session).
+        let texts: Vec<&str> = paras.iter().map(|p| p.text).collect();
+        let mut counts = Vec::with_capacity(texts.len());
+        counting
+            .counter
+            .count_each_after_newline(&texts, &mut counts)?;
+        for (p, n) in paras.iter_mut().zip(counts) {
+            p.tokens = n;
         }
     }
 

@@ -553,6 +553,23 @@ impl TokenCounter for BuiltinCount {
             BuiltinCount::Ordinary(tok) => tok.count_ordinary_after_newline(text, scratch),
         })
     }
+
+    fn count_each_after_newline(
+        &self,
+        texts: &[&str],
+        out: &mut Vec<usize>,
+    ) -> Result<(), Self::Error> {
+        match self {
+            BuiltinCount::Ragflow(c) => c.count_each_after_newline(texts, out),
+            BuiltinCount::Ordinary(_) => {
+                let mut scratch = String::new();
+                for t in texts {
+                    out.push(self.count_after_newline(t, &mut scratch)?);
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 fn builtin_counter(name: &str, strategy: Strategy) -> PyResult<BuiltinCount> {

@@ -357,13 +357,17 @@ impl Tokenizer {
 
     /// `len(enc.encode_ordinary(text))`: special-token text is counted as ordinary text.
     pub fn count_ordinary(&self, text: &str) -> usize {
-        cache::with(|mut cache| {
-            let mut n = 0;
-            self.for_each_piece(text, |piece| {
-                n += self.count_piece(piece, cache.as_deref_mut())
-            });
-            n
-        })
+        cache::with(|cache| self.count_ordinary_in(text, cache))
+    }
+
+    /// [`count_ordinary`](Self::count_ordinary) with the memo already in hand (or none).
+    #[inline]
+    fn count_ordinary_in(&self, text: &str, mut cache: Option<&mut cache::PieceCache>) -> usize {
+        let mut n = 0;
+        self.for_each_piece(text, |piece| {
+            n += self.count_piece(piece, cache.as_deref_mut())
+        });
+        n
     }
 
     /// Byte offset of every token edge of `enc.encode_ordinary(text)`: `len + 1` values, the
@@ -469,5 +473,18 @@ impl crate::counter::TokenCounter for RagflowCount<'_> {
 
     fn count(&self, text: &str) -> Result<usize, Self::Error> {
         Ok(self.0.count_or_zero(text))
+    }
+
+    fn count_after_newline(&self, text: &str, scratch: &mut String) -> Result<usize, Self::Error> {
+        Ok(self.0.count_or_zero_after_newline(text, scratch))
+    }
+
+    fn count_each_after_newline(
+        &self,
+        texts: &[&str],
+        out: &mut Vec<usize>,
+    ) -> Result<(), Self::Error> {
+        self.0.count_or_zero_after_newline_each(texts, out);
+        Ok(())
     }
 }
