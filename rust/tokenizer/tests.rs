@@ -231,6 +231,22 @@ fn long_pieces_merge_like_short_ones() {
     assert_eq!(cl().count_ordinary(&big), cl().encode_ordinary(&big).len());
 }
 
+/// `len` bytes of characters drawn from `alphabet` (the last one may be cut), or arbitrary bytes
+/// when `raw` (merging never assumes UTF-8).
+fn random_piece(rng: &mut Rng, alphabet: &str, len: usize, raw: bool) -> Vec<u8> {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut piece = String::new();
+    while piece.len() < len {
+        piece.push(chars[(rng.next() % chars.len() as u64) as usize]);
+    }
+    let mut bytes = piece.into_bytes();
+    bytes.truncate(len);
+    if raw {
+        bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
+    }
+    bytes
+}
+
 #[test]
 fn array_merge_paths_agree_with_the_heap() {
     // `merge_small` runs a build for AVX2 when the CPU has it and the baseline build otherwise:
@@ -244,18 +260,8 @@ fn array_merge_paths_agree_with_the_heap() {
     let mut rng = Rng(7);
     for tok in [cl(), o2()] {
         for round in 0..3000 {
-            let chars: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
-            let mut piece = String::new();
-            let want = 2 + (rng.next() % (bpe::SMALL as u64 - 1)) as usize;
-            while piece.len() < want {
-                piece.push(chars[(rng.next() % chars.len() as u64) as usize]);
-            }
-            let mut bytes = piece.into_bytes();
-            bytes.truncate(want);
-            if round % 7 == 0 {
-                // Arbitrary bytes: merging never assumes UTF-8.
-                bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
-            }
+            let len = 2 + (rng.next() % (bpe::SMALL as u64 - 1)) as usize;
+            let bytes = random_piece(&mut rng, alphabets[round % 3], len, round % 7 == 0);
             let mut heap = Vec::new();
             bpe::merge_heap(&tok.vocab, &bytes, &mut heap);
             let mut arr = [0u32; bpe::SMALL + 1];
@@ -281,16 +287,8 @@ fn cut_parts_count_like_the_whole_piece() {
     let mut cut = 0;
     for tok in [cl(), o2()] {
         for round in 0..4000 {
-            let chars: Vec<char> = alphabets[round % alphabets.len()].chars().collect();
-            let want = 2 + (rng.next() % 300) as usize;
-            let mut piece = String::new();
-            while piece.len() < want {
-                piece.push(chars[(rng.next() % chars.len() as u64) as usize]);
-            }
-            let mut bytes = piece.into_bytes();
-            if round % 5 == 0 {
-                bytes.iter_mut().for_each(|b| *b = rng.next() as u8);
-            }
+            let len = 2 + (rng.next() % 300) as usize;
+            let bytes = random_piece(&mut rng, alphabets[round % 3], len, round % 5 == 0);
             let mut heap = Vec::new();
             bpe::merge_heap(&tok.vocab, &bytes, &mut heap);
             let want_count = if tok.vocab.rank(&bytes).is_some() {
