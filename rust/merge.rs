@@ -37,7 +37,9 @@
 //! Each paragraph is counted exactly once. With the built-in encodings `"\n" + piece` is
 //! counted as `1 + count(piece)` in place whenever that is exact (the piece does not start with
 //! whitespace; see `tokenizer::session`); other paragraphs and other counters go through one
-//! reusable `"\n" + piece` buffer ([`TokenCounter::count_after_newline`]). Chunk
+//! reusable `"\n" + piece` buffer ([`TokenCounter::count_after_newline`]). v0.27 counts all
+//! of a call's paragraphs in one [`TokenCounter::count_each_after_newline`] (one session with
+//! the tokenizer's memo: paragraphs are often single short lines). Chunk
 //! text is built once per chunk with its final capacity (v0.27) or grown in place
 //! (`add_chunk` families, which append like RAGFlow). "Does the chunk already contain this
 //! `pos`?" is answered once per run of paragraphs that share a `pos`: chunk text only grows, so
