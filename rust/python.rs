@@ -561,11 +561,8 @@ impl TokenCounter for BuiltinCount {
     ) -> Result<(), Self::Error> {
         match self {
             BuiltinCount::Ragflow(c) => c.count_each_after_newline(texts, out),
-            BuiltinCount::Ordinary(_) => {
-                let mut scratch = String::new();
-                for t in texts {
-                    out.push(self.count_after_newline(t, &mut scratch)?);
-                }
+            BuiltinCount::Ordinary(tok) => {
+                tok.count_ordinary_after_newline_each(texts, out);
                 Ok(())
             }
         }

@@ -86,12 +86,29 @@ impl Tokenizer {
     /// for all of them: taking the thread's memo per paragraph cost ~5% of `naive_merge` on
     /// short paragraphs.
     pub fn count_or_zero_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
+        self.each_after_newline(texts, out, Self::or_zero_after_newline_in)
+    }
+
+    /// [`count_ordinary_after_newline`](Self::count_ordinary_after_newline) of each text, in
+    /// order, appended to `out`, in one memo session (`naive_merge`'s `"hard_cap"` counter).
+    pub fn count_ordinary_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
+        self.each_after_newline(texts, out, Self::ordinary_after_newline_in)
+    }
+
+    /// `one` of each text, with one scratch buffer and the thread's memo taken once.
+    #[inline]
+    fn each_after_newline(
+        &self,
+        texts: &[&str],
+        out: &mut Vec<usize>,
+        one: impl Fn(&Self, &str, &mut String, Option<&mut PieceCache>) -> usize,
+    ) {
         let mut scratch = String::new();
         cache::with(|mut cache| {
             out.extend(
                 texts
                     .iter()
-                    .map(|t| self.or_zero_after_newline_in(t, &mut scratch, cache.as_deref_mut())),
+                    .map(|t| one(self, t, &mut scratch, cache.as_deref_mut())),
             )
         })
     }
