@@ -449,18 +449,16 @@ fn v27_default<C: TokenCounter>(
             });
             continue;
         }
-        for piece in splitter.split(text) {
-            // Delimiter text never enters a chunk; empty pieces are dropped.
-            if let Piece::Text(t) = piece {
-                if !t.is_empty() {
-                    paras.push(Paragraph {
-                        text: t,
-                        sec,
-                        tokens: 0,
-                    });
-                }
+        // Delimiter text never enters a chunk; empty pieces are dropped.
+        splitter.for_each_text(text, |t| {
+            if !t.is_empty() {
+                paras.push(Paragraph {
+                    text: t,
+                    sec,
+                    tokens: 0,
+                });
             }
-        }
+        });
     }
     if !hard {
         // Every paragraph counted as `"\n" + text`, in one call (one memo session).
