@@ -86,30 +86,34 @@ impl Tokenizer {
     /// for all of them: taking the thread's memo per paragraph cost ~5% of `naive_merge` on
     /// short paragraphs.
     pub fn count_or_zero_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
-        self.each_after_newline(texts, out, Self::or_zero_after_newline_in)
+        self.each_after_newline(texts, out, 0, Self::or_zero_after_newline_in)
     }
 
     /// [`count_ordinary_after_newline`](Self::count_ordinary_after_newline) of each text, in
     /// order, appended to `out`, in one memo session (`naive_merge`'s `"hard_cap"` counter).
     pub fn count_ordinary_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
-        self.each_after_newline(texts, out, Self::ordinary_after_newline_in)
+        self.each_after_newline(texts, out, 1, Self::ordinary_after_newline_in)
     }
 
-    /// `one` of each text, with one scratch buffer and the thread's memo taken once.
+    /// `one` of each text, with one scratch buffer and the thread's memo taken once; whole
+    /// short paragraphs are memoised too ([`PieceCache::paragraph`]), under a tag made of
+    /// the encoding and `mode` (which of the two counts `one` is).
     #[inline]
     fn each_after_newline(
         &self,
         texts: &[&str],
         out: &mut Vec<usize>,
+        mode: u8,
         one: impl Fn(&Self, &str, &mut String, Option<&mut PieceCache>) -> usize,
     ) {
         let mut scratch = String::new();
+        // cache_id is 1 or 2, so the tag is never 0 (an empty slot).
+        let tag = self.cache_id() as u8 | mode << 2;
         cache::with(|mut cache| {
-            out.extend(
-                texts
-                    .iter()
-                    .map(|t| one(self, t, &mut scratch, cache.as_deref_mut())),
-            )
+            out.extend(texts.iter().map(|t| match cache.as_deref_mut() {
+                Some(c) => c.paragraph(tag, t.as_bytes(), |c| one(self, t, &mut scratch, Some(c))),
+                None => one(self, t, &mut scratch, None),
+            }))
         })
     }
 
@@ -241,6 +245,37 @@ mod tests {
         " <|endofprompt|> tail",
         "。今天",
     ];
+
+    #[test]
+    fn paragraph_memo_is_exact_across_modes_encodings_and_evictions() {
+        // Repeats (hits), near-misses that differ in one byte or in length, special-token
+        // text (where the two modes differ: 0 vs its ordinary count), both encodings, and
+        // enough distinct paragraphs (~6,000) to evict slots of the 4 Ki-slot table.
+        let mut texts: Vec<String> = Vec::new();
+        for i in 0..3000 {
+            texts.push(format!("line {i} of some text"));
+            texts.push(format!("line {i} of some texT"));
+            texts.push("```".to_string());
+            texts.push(format!("x<|endoftext|>{}", i % 7));
+            texts.push("中文段落".repeat(i % 40 + 1)); // up to 480 bytes: past PARA_MAX too
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        for tok in both() {
+            let (mut zero, mut ordinary) = (Vec::new(), Vec::new());
+            for _ in 0..2 {
+                zero.clear();
+                ordinary.clear();
+                tok.count_or_zero_after_newline_each(&refs, &mut zero);
+                tok.count_ordinary_after_newline_each(&refs, &mut ordinary);
+                for ((t, z), o) in refs.iter().zip(&zero).zip(&ordinary) {
+                    let copy = format!("\n{t}");
+                    assert_eq!(*z, tok.count_or_zero(&copy), "{t:?} ({})", tok.name());
+                    assert_eq!(*o, tok.count_ordinary(&copy), "{t:?} ({})", tok.name());
+                }
+            }
+            assert!(zero.iter().zip(&ordinary).any(|(z, o)| z != o));
+        }
+    }
 
     #[test]
     fn has_lt_finds_every_position() {
