@@ -14,6 +14,8 @@
 //!
 //! One table per thread (`thread_local!`), shared by every call on that thread, so that the
 //! many short per-paragraph counts of `naive_merge` benefit as much as one whole-text count.
+//! `naive_merge` also memoises whole short paragraphs, which repeat more than one would think
+//! (see [`PieceCache::paragraph`]).
 
 use std::cell::RefCell;
 
