@@ -39,7 +39,8 @@
 //! whitespace; see `tokenizer::session`); other paragraphs and other counters go through one
 //! reusable `"\n" + piece` buffer ([`TokenCounter::count_after_newline`]). v0.27 counts all
 //! of a call's paragraphs in one [`TokenCounter::count_each_after_newline`] (one session with
-//! the tokenizer's memo: paragraphs are often single short lines). Chunk
+//! the tokenizer's memo: paragraphs are often single short lines), where whole short
+//! paragraphs are memoised as well (many lines repeat: fences, table rules, headings). Chunk
 //! text is built once per chunk with its final capacity (v0.27) or grown in place
 //! (`add_chunk` families, which append like RAGFlow). "Does the chunk already contain this
 //! `pos`?" is answered once per run of paragraphs that share a `pos`: chunk text only grows, so
