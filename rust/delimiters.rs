@@ -313,10 +313,9 @@ impl DelimiterSplitter {
                 let bytes = text.as_bytes();
                 let mut pos = 0;
                 for at in LeadHits::new(lead, bytes) {
-                    let word = Utf8Char::word_at(bytes, at);
-                    if let Some(c) = chars.iter().find(|c| c.is_at(word)) {
+                    if let Some(len) = Utf8Char::any_at(chars, bytes, at) {
                         f(&text[pos..at]);
-                        pos = at + c.len;
+                        pos = at + len;
                     }
                 }
                 f(&text[pos..]);
@@ -358,9 +357,8 @@ impl Iterator for Matches<'_, '_> {
                 let bytes = text.as_bytes();
                 for at in hits.by_ref() {
                     // `at` is a char boundary: lead bytes are never continuation bytes.
-                    let word = Utf8Char::word_at(bytes, at);
-                    if let Some(c) = chars.iter().find(|c| c.is_at(word)) {
-                        return Some((at, at + c.len));
+                    if let Some(len) = Utf8Char::any_at(chars, bytes, at) {
+                        return Some((at, at + len));
                     }
                 }
                 None
@@ -406,6 +404,14 @@ impl Utf8Char {
                 .rev()
                 .fold(0, |w, &b| w << 8 | u32::from(b)),
         }
+    }
+
+    /// The byte length of the one of `chars` that occurs at byte `at` of `bytes`, if any
+    /// (the check at every lead-byte hit).
+    #[inline]
+    fn any_at(chars: &[Utf8Char], bytes: &[u8], at: usize) -> Option<usize> {
+        let word = Self::word_at(bytes, at);
+        chars.iter().find(|c| c.is_at(word)).map(|c| c.len)
     }
 
     /// Whether this character's bytes start the `word` read by [`word_at`](Self::word_at).
