@@ -7,10 +7,12 @@
 //! encoding are compared on every hit), so a hit is exact by construction; a collision only
 //! evicts. A slot keeps the piece's token starts as a bit mask (bit `k` set when a token
 //! starts at byte `k`), so the same memo serves counting (`count_ones`) and token edges
-//! (`TokenWindowSplitter`) at no extra space. Pieces of 25..=128 bytes (mostly runs of CJK
-//! letters) rarely repeat and are not memoised, but the short parts they are cut into are;
-//! longer ones (heap-merged) go to a hash map of their own bytes, holding their token starts
-//! (see [`PieceCache::get_or_long`]).
+//! (`TokenWindowSplitter`) at no extra space. Pieces with non-ASCII letters are first cut
+//! between the characters no token can join (`Tokenizer::for_each_cut_part`): single
+//! characters are counted from a table, and parts of up to 24 bytes come here. Longer parts
+//! of 25..=128 bytes rarely repeat and are merged each time; longer ones still (heap-merged) go
+//! to a hash map of their own bytes, holding their token starts (see
+//! [`PieceCache::get_or_long`]).
 //!
 //! One table per thread (`thread_local!`), shared by every call on that thread, so that the
 //! many short per-paragraph counts of `naive_merge` benefit as much as one whole-text count.
@@ -24,12 +26,10 @@ use rustc_hash::FxHashMap;
 /// Longest piece memoised, in bytes (the key holds up to three 8-byte words).
 pub(crate) const MAX_LEN: usize = 24;
 
-/// log2 of the slot count: 32 Ki slots of 32 bytes, 1 MiB per thread. Since runs of CJK
-/// letters are counted as their cut parts (one or two characters each, see
-/// `Tokenizer::for_each_cut_part`), those parts compete with words for slots: on a 7.7 MB
-/// sample of the corpus, one warm pass took 518M instructions with 4 Ki slots, 503M with
-/// 16 Ki, 487M with 32 Ki and 459M with 64 Ki (callgrind), with no wall-clock difference
-/// measurable here between 4 Ki and 64 Ki.
+/// log2 of the slot count: 32 Ki slots of 32 bytes, 1 MiB per thread. On a 7.7 MB sample of
+/// the corpus, one warm pass took 477M instructions with 8 Ki slots, 469M with 16 Ki, 460M
+/// with 32 Ki and 451M with 64 Ki (callgrind); on the whole corpus the wall clock showed no
+/// difference between them that this machine's noise could resolve.
 const BITS: u32 = 15;
 
 #[derive(Clone, Copy)]

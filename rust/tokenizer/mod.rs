@@ -12,6 +12,7 @@
 
 mod bpe;
 mod cache;
+mod joins;
 mod pretok;
 mod resume;
 mod session;
@@ -111,6 +112,8 @@ pub struct Tokenizer {
     name: EncodingName,
     classes: &'static Classes,
     vocab: Vocab,
+    /// Which neighbouring characters a token could join, for cuts inside letter runs.
+    joins: joins::CharJoins,
     special: &'static [(&'static str, u32)],
     special_finder: AhoCorasick,
     n_vocab: usize,
@@ -148,6 +151,7 @@ impl Tokenizer {
         Tokenizer {
             name,
             classes: classes(),
+            joins: joins::CharJoins::build(&vocab),
             vocab,
             special,
             special_finder,
@@ -215,30 +219,38 @@ impl Tokenizer {
         starts
     }
 
-    /// Calls `f(offset, part)` for the parts of a piece between its **cuts**: the positions
-    /// whose two neighbouring bytes occur next to each other in no token of the vocabulary.
+    /// Calls `f(offset, part, count)` for the parts of a piece between its **cuts**: the
+    /// positions no token of the vocabulary can span. `count` is the part's token count when
+    /// it is one character whose count is known, else 0. In an ASCII piece a cut is where the
+    /// two neighbouring bytes occur next to each other in no token; in any other piece it is a
+    /// boundary between two characters that no token's crossing matches
+    /// ([`joins::CharJoins::for_each_part`]).
     ///
     /// Why the parts can be merged separately, exactly: a byte-pair merge only ever joins two
     /// parts whose concatenation is a token, so a part that spanned a cut would be a token
-    /// holding the two bytes around it, which no token does. No merge crosses a cut, and the
-    /// pairs across it never have a rank, so each side goes through exactly the merges it would
-    /// alone (the lowest-ranked pair of the whole piece is the lowest of one side), and the
-    /// piece's tokens are the sides' tokens end to end.
+    /// spanning it, which none is. No merge crosses a cut, and the pairs across it never have a
+    /// rank, so each side goes through exactly the merges it would alone (the lowest-ranked
+    /// pair of the whole piece is the lowest of one side), and the piece's tokens are the
+    /// sides' tokens end to end.
     ///
-    /// What it buys: in `cl100k_base` a run of CJK letters (one 25..128-byte piece, rarely
-    /// repeated, ~40% of counting the corpus) falls apart into parts of one or two characters
-    /// (98% of parts are at most 24 bytes on the corpus) that the memo answers. (`o200k_base`
-    /// has many multi-character CJK tokens, so its runs rarely cut; nothing changes for it.)
+    /// What it buys: in `cl100k_base` a run of CJK letters (one piece, rarely repeated) falls
+    /// apart into single characters, counted from a table, and the few words the vocabulary
+    /// holds, which the memo answers. The byte test alone left parts of about three
+    /// characters, most of which missed the memo and were merged again. (`o200k_base` has many
+    /// multi-character CJK tokens, so its runs cut less often.)
     #[inline(always)]
-    fn for_each_cut_part(&self, piece: &[u8], mut f: impl FnMut(usize, &[u8])) {
+    fn for_each_cut_part(&self, piece: &[u8], mut f: impl FnMut(usize, &[u8], usize)) {
+        if !piece.is_ascii() {
+            return self.joins.for_each_part(&self.vocab, piece, f);
+        }
         let mut start = 0;
         for (k, w) in piece.windows(2).enumerate() {
             if !self.vocab.joined_somewhere(w[0], w[1]) {
-                f(start, piece.get(start..=k).unwrap_or_default());
+                f(start, piece.get(start..=k).unwrap_or_default(), 0);
                 start = k + 1;
             }
         }
-        f(start, piece.get(start..).unwrap_or_default());
+        f(start, piece.get(start..).unwrap_or_default(), 0);
     }
 
     /// Number of tokens of one piece; merged pieces go through `cache` when given.
@@ -250,12 +262,14 @@ impl Tokenizer {
         if self.vocab.rank(piece).is_some() {
             return 1;
         }
-        if piece.len() <= cache::MAX_LEN {
+        if piece.len() <= cache::MAX_LEN && piece.is_ascii() {
             return self.count_part(piece, cache);
         }
         let mut n = 0;
-        self.for_each_cut_part(piece, |_, part| {
-            n += if part.len() == piece.len() {
+        self.for_each_cut_part(piece, |_, part, count| {
+            n += if count > 0 {
+                count
+            } else if part.len() == piece.len() {
                 self.count_part(part, cache.as_deref_mut())
             } else {
                 self.count_piece_or_part(part, cache.as_deref_mut())
@@ -316,7 +330,7 @@ impl Tokenizer {
         if piece.len() <= cache::MAX_LEN {
             return self.part_token_starts(piece, cache, f);
         }
-        self.for_each_cut_part(piece, |at, part| {
+        self.for_each_cut_part(piece, |at, part, _| {
             self.part_token_starts(part, cache.as_deref_mut(), |s| f(at + s))
         });
     }

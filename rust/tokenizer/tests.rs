@@ -297,7 +297,7 @@ fn cut_parts_count_like_the_whole_piece() {
                 heap.len()
             };
             let mut parts = 0;
-            tok.for_each_cut_part(&bytes, |_, _| parts += 1);
+            tok.for_each_cut_part(&bytes, |_, _, _| parts += 1);
             cut += parts - 1;
             let (with, without) =
                 cache::with(|c| (tok.count_piece(&bytes, c), tok.count_piece(&bytes, None)));
@@ -328,6 +328,137 @@ fn no_token_holds_a_cut() {
         // And the table is not trivially full: CJK letters cut in cl100k.
     }
     assert!(!cl().vocab.joined_somewhere(0xFF, 0xFF));
+}
+
+/// `bytes` completed into one valid character of `len` bytes: `bytes` is its end (`at_end`) or
+/// its start, and the rest is filled with lead or continuation bytes that make it valid.
+fn complete(bytes: &[u8], len: usize, at_end: bool) -> Option<Vec<u8>> {
+    let fill = len.checked_sub(bytes.len())?;
+    if at_end && fill == 0 {
+        return None; // no room for the lead byte: not a proper end of a character
+    }
+    let leads: &[u8] = match len {
+        2 => &[0xc2, 0xd5],
+        3 => &[0xe1, 0xe5, 0xea],
+        _ => &[0xf1, 0xf2],
+    };
+    for &lead in leads {
+        for cont in [0x80u8, 0x90, 0xa0, 0xbf] {
+            let mut c = Vec::with_capacity(len);
+            if at_end {
+                c.push(lead);
+                c.extend(std::iter::repeat(cont).take(fill - 1));
+                c.extend_from_slice(bytes);
+            } else {
+                c.extend_from_slice(bytes);
+                c.extend(std::iter::repeat(cont).take(fill));
+            }
+            if std::str::from_utf8(&c).is_ok_and(|s| s.chars().count() == 1) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_cut_inside_any_token_crossing() {
+    // Every place a token spans two characters (whole or partial ones, completed here into
+    // real characters with other bytes) must read as joinable: the per-character filters and
+    // partial lookups of `CharJoins` answer what its build enumerated.
+    let mut checked = 0;
+    for tok in [cl(), o2()] {
+        for rank in 0..tok.vocab.len() as u32 {
+            let t = tok.vocab.bytes(rank).unwrap_or_default();
+            for q in 1..t.len() {
+                if t[q - 1] < 0x80 && t[q] < 0x80 || t[q] & 0xc0 == 0x80 {
+                    continue;
+                }
+                let lb = joins::utf8_len(t[q]);
+                if lb == 0 {
+                    continue;
+                }
+                let right = &t[q..t.len().min(q + lb)];
+                let Some(b) = complete(right, lb, false) else {
+                    continue; // no character starts with these bytes
+                };
+                let lead = (q.saturating_sub(4)..q)
+                    .rev()
+                    .find(|&i| t[i] & 0xc0 != 0x80);
+                let lefts: Vec<Vec<u8>> = match lead {
+                    Some(i) => vec![t[i..q].to_vec()],
+                    None => (2..=4)
+                        .filter_map(|la| complete(&t[..q], la, true))
+                        .collect(),
+                };
+                for a in lefts {
+                    if std::str::from_utf8(&a).map_or(true, |s| s.chars().count() != 1) {
+                        continue;
+                    }
+                    let text = [a.as_slice(), b.as_slice()].concat();
+                    let mut parts = 0;
+                    tok.joins
+                        .for_each_part(&tok.vocab, &text, |_, _, _| parts += 1);
+                    assert_eq!(
+                        parts,
+                        1,
+                        "{} token {rank} {t:?} at {q}: {text:?}",
+                        tok.name()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+}
+
+#[test]
+fn character_cuts_count_like_the_whole_piece() {
+    // The characters that tokens join (taken from the vocabularies' multi-character tokens,
+    // so joins and partial crossings are common) in random runs: counting the parts between
+    // the character cuts must equal merging the whole piece.
+    for tok in [cl(), o2()] {
+        let mut alphabet: Vec<char> = Vec::new();
+        for rank in 0..tok.vocab.len() as u32 {
+            let t = tok.vocab.bytes(rank).unwrap_or_default();
+            let s = String::from_utf8_lossy(t);
+            if s.chars().filter(|c| !c.is_ascii()).count() >= 2 || rank % 97 == 0 {
+                alphabet.extend(s.chars().filter(|&c| c != '\u{fffd}'));
+            }
+        }
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        alphabet.extend(['中', 'a', ' ', 'é', '😀', '\u{301}']);
+        let alphabet: String = alphabet.into_iter().collect();
+        let mut rng = Rng(0xC0FFEE);
+        for round in 0..6000 {
+            let len = 2 + (rng.next() % 90) as usize;
+            let chars: Vec<char> = alphabet.chars().collect();
+            let piece: String = (0..len)
+                .map(|_| chars[(rng.next() % chars.len() as u64) as usize])
+                .collect();
+            let mut bytes = piece.into_bytes();
+            if round % 10 == 0 {
+                bytes.truncate(bytes.len() - 1); // a cut last character
+            }
+            let mut heap = Vec::new();
+            bpe::merge_heap(&tok.vocab, &bytes, &mut heap);
+            let want = if tok.vocab.rank(&bytes).is_some() {
+                1
+            } else {
+                heap.len()
+            };
+            let (with, without) =
+                cache::with(|c| (tok.count_piece(&bytes, c), tok.count_piece(&bytes, None)));
+            assert_eq!((with, without), (want, want), "{} {bytes:?}", tok.name());
+            let mut starts = Vec::new();
+            tok.piece_token_starts(&bytes, None, |s| starts.push(s as u32));
+            if want > 1 {
+                assert_eq!(starts, heap, "{} {bytes:?}", tok.name());
+            }
+        }
+    }
 }
 
 #[test]
