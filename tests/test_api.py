@@ -66,6 +66,22 @@ def test_bad_arguments(kwargs: dict[str, object], exc: type[Exception], needle: 
         naive_merge("some text。more text", **kwargs)  # type: ignore[arg-type]
 
 
+def test_remembered_settings_still_refuse_bad_arguments() -> None:
+    # Validated settings are remembered between calls: a value equal to a remembered one
+    # (True == 1, 0.0 == False) must still be refused, and equal numbers agree.
+    text = "some text。more text"
+    assert naive_merge(text, chunk_token_num=1, overlapped_percent=0) == naive_merge(
+        text, chunk_token_num=1.0, overlapped_percent=0.0
+    )
+    with pytest.raises(TypeError, match="chunk_token_num"):
+        naive_merge(text, chunk_token_num=True)
+    with pytest.raises(TypeError, match="overlapped_percent"):
+        naive_merge(text, chunk_token_num=1, overlapped_percent=False)
+    assert naive_merge(text, strategy="under_cap") == naive_merge(
+        text, strategy=MergeStrategy.UNDER_CAP
+    )
+
+
 def test_tokenizer_callable_must_return_int() -> None:
     with pytest.raises(TypeError, match="tokenizer"):
         naive_merge("a\nb", tokenizer=lambda s: "three")
