@@ -306,7 +306,7 @@ def _prepare(
         cached = _PREPARED.get(key)
         if cached is not None:
             return cached
-    prepared = _validate(*key)
+    prepared = _validate(key)
     if plain:
         if len(_PREPARED) >= _PREPARED_MAX:
             _PREPARED.clear()
@@ -314,14 +314,9 @@ def _prepare(
     return prepared
 
 
-def _validate(
-    chunk_token_num: object,
-    delimiter: object,
-    overlapped_percent: object,
-    strategy: object,
-    compat: object,
-    tokenizer: object,
-) -> _Prepared:
+def _validate(args: tuple[object, ...]) -> _Prepared:
+    """Validate ``_prepare``'s arguments, in its order; raises what each check raises."""
+    chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer = args
     ctn = _chunk_token_num(chunk_token_num)
     delim = _delimiter(delimiter)
     ovl = _overlapped_percent(overlapped_percent)
