@@ -54,27 +54,31 @@ type LongMemo = FxHashMap<Box<[u8]>, Box<[u32]>>;
 /// Bytes (keys and starts) kept per encoding and thread before the long memo starts over.
 const LONG_BUDGET: usize = 2 << 20;
 
-/// Longest paragraph whose count is memoised, in bytes.
-pub(crate) const PARA_MAX: usize = 128;
+/// Longest paragraph whose count is memoised, in bytes: what fits in a 128-byte slot beside
+/// the tag, length and count.
+pub(crate) const PARA_MAX: usize = 120;
 
-/// log2 of the paragraph slot count: 4 Ki slots of 136 bytes, 544 KiB per thread.
+/// log2 of the paragraph slot count: 4 Ki slots of 128 bytes, 512 KiB per thread.
 const PARA_BITS: u32 = 12;
 
-/// One memoised paragraph count (see [`PieceCache::paragraph`]).
+/// One memoised paragraph count (see [`PieceCache::paragraph`]): two cache lines, aligned,
+/// the key's tag and length first, so a lookup that misses reads one line and a paragraph
+/// of up to 56 bytes is compared within it.
 #[derive(Clone, Copy)]
+#[repr(C, align(128))]
 struct ParaEntry {
-    bytes: [u8; PARA_MAX],
     /// The encoding and counting mode (see [`PieceCache::paragraph`]); 0 marks an empty slot.
     tag: u8,
     len: u8,
     count: u32,
+    bytes: [u8; PARA_MAX],
 }
 
 const PARA_EMPTY: ParaEntry = ParaEntry {
-    bytes: [0; PARA_MAX],
     tag: 0,
     len: 0,
     count: 0,
+    bytes: [0; PARA_MAX],
 };
 
 pub(crate) struct PieceCache {
@@ -116,26 +120,15 @@ impl PieceCache {
         }
     }
 
-    /// The count of a whole paragraph `text` under `tag` (an encoding and a way of counting,
-    /// never 0; `Tokenizer::each_after_newline` makes it). A paragraph of 1..=[`PARA_MAX`]
-    /// bytes is looked up by its bytes; on a miss, or when it is longer, `count` computes it
-    /// (and gets the memo back for its pieces), and a short one is remembered.
+    /// The memo slot of a whole paragraph `text` under `tag` (see [`paragraph`]), or `None`
+    /// when the paragraph is empty or longer than [`PARA_MAX`] (never memoised).
     ///
-    /// Documents repeat whole lines: code-fence markers, table rules, headings, list items,
-    /// boilerplate. In the benchmark corpus 38% of `naive_merge`'s paragraphs (18% of their
-    /// bytes) are repeats of an earlier one. Like the piece slots, the table is direct-mapped
-    /// and a hit compares the whole key (tag, length and bytes), so it is exact; a collision
-    /// only evicts.
+    /// [`paragraph`]: PieceCache::paragraph
     #[inline]
-    pub(crate) fn paragraph(
-        &mut self,
-        tag: u8,
-        text: &[u8],
-        count: impl FnOnce(&mut Self) -> usize,
-    ) -> usize {
+    pub(crate) fn paragraph_slot(tag: u8, text: &[u8]) -> Option<usize> {
         let n = text.len();
         if n == 0 || n > PARA_MAX {
-            return count(self);
+            return None;
         }
         let mut h = (n as u64) ^ u64::from(tag) << 8;
         let mut at = 0;
@@ -153,7 +146,55 @@ impl PieceCache {
             };
             h = (h.rotate_left(5) ^ last).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
-        let slot = (h >> (64 - PARA_BITS)) as usize;
+        Some((h >> (64 - PARA_BITS)) as usize)
+    }
+
+    /// Asks the CPU to start loading a paragraph slot (from [`paragraph_slot`]) that will be
+    /// looked up soon. The table is larger than a core's L2 cache and its slots are hit at
+    /// random, so a lookup is a cache miss; `naive_merge` knows its paragraphs in advance
+    /// and prefetches a few ahead, so the miss overlaps the counting of the ones before.
+    ///
+    /// [`paragraph_slot`]: PieceCache::paragraph_slot
+    #[inline]
+    pub(crate) fn prefetch_paragraph(&self, slot: Option<usize>) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(e) = slot.and_then(|s| self.paras.get(s)) {
+            // SAFETY: a prefetch is only a hint: it reads nothing into the program and
+            // cannot fault, and the pointer is to a live slot anyway.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                let p = (e as *const ParaEntry).cast::<i8>();
+                _mm_prefetch::<_MM_HINT_T0>(p); // both lines of the slot
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// The count of a whole paragraph `text` under `tag` (an encoding and a way of counting,
+    /// never 0; `Tokenizer::each_after_newline` makes it), `slot` being its
+    /// [`paragraph_slot`](PieceCache::paragraph_slot). A paragraph of 1..=[`PARA_MAX`]
+    /// bytes is looked up by its bytes; on a miss, or when it is longer, `count` computes it
+    /// (and gets the memo back for its pieces), and a short one is remembered.
+    ///
+    /// Documents repeat whole lines: code-fence markers, table rules, headings, list items,
+    /// boilerplate. In the benchmark corpus 38% of `naive_merge`'s paragraphs are repeats of
+    /// an earlier one; of the repeats, 99% are at most [`PARA_MAX`] bytes long. Like the
+    /// piece slots, the table is direct-mapped and a hit compares the whole key (tag, length
+    /// and bytes), so it is exact; a collision only evicts.
+    #[inline]
+    pub(crate) fn paragraph(
+        &mut self,
+        slot: Option<usize>,
+        tag: u8,
+        text: &[u8],
+        count: impl FnOnce(&mut Self) -> usize,
+    ) -> usize {
+        let Some(slot) = slot else {
+            return count(self);
+        };
+        let n = text.len();
         if let Some(e) = self.paras.get(slot) {
             if e.tag == tag && usize::from(e.len) == n && e.bytes.get(..n) == Some(text) {
                 return e.count as usize;
@@ -161,10 +202,12 @@ impl PieceCache {
         }
         let c = count(self);
         if let (Some(e), Ok(count)) = (self.paras.get_mut(slot), u32::try_from(c)) {
-            e.tag = tag;
-            e.len = n as u8;
-            e.bytes[..n].copy_from_slice(text);
-            e.count = count;
+            if let Some(dst) = e.bytes.get_mut(..n) {
+                dst.copy_from_slice(text);
+                e.tag = tag;
+                e.len = n as u8;
+                e.count = count;
+            }
         }
         c
     }
