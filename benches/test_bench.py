@@ -39,3 +39,20 @@ def test_tiktoken_encode_ordinary_reference(benchmark: Any) -> None:
     enc = tiktoken.get_encoding("cl100k_base")
     tokens = benchmark(enc.encode_ordinary, _TEXT)
     assert len(tokens) > 1000
+
+
+def test_ab_script_runs(backend: str) -> None:
+    """benches/ab.py end to end on a small slice: both sides run and a ratio comes out."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if backend != "rust" or _backend.core() is None:
+        pytest.skip("ab.py times the compiled extension")
+    script = Path(__file__).resolve().parent / "ab.py"
+    args = ["--merge-vs-count", "--rounds", "1", "--limit-mb", "0.2"]
+    out = subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=True
+    ).stdout
+    ratio = float(out.rsplit("throughput:", 1)[1])
+    assert 0.0 < ratio < 10.0, out

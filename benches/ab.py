@@ -1,0 +1,163 @@
+"""Same-process A/B timing: two builds of the extension, or naive_merge against counting.
+
+    .venv/bin/python benches/ab.py OLD.so NEW.so [--what merge|count|batch] [--rounds 5]
+    .venv/bin/python benches/ab.py --merge-vs-count [--rounds 5]
+
+On a shared machine the speed of a core changes by tens of percent within seconds, so two
+contenders timed one whole corpus pass after the other disagree from run to run more than
+the changes worth measuring. Here both sides run in one process on the same blocks of
+documents (``--block`` documents at a time, ~0.1 s), in alternating order, and the ratio of
+their summed times is printed per round, then its median: slow moments hit both alike.
+
+Each side is the extension loaded from its own file (a temporary copy when both are the
+installed one), so each has its own statics (vocabulary, per-thread memos) and neither
+warms the other's memo on the block they share. ``OLD.so NEW.so`` compares two builds (copy
+``python/ragchunk/_core*.so`` aside before rebuilding); ``--merge-vs-count`` compares the
+installed build's ``naive_merge`` with its count-only tokenizer over the same text, the
+ratio issue 3 sets a target for (a count-only pass over a block, then a merge of it, or the
+other way round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.machinery
+import importlib.util
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _corpus import load_corpus, offline_tiktoken
+
+offline_tiktoken()
+
+from ragchunk import _backend  # noqa: E402
+from ragchunk._naive import DEFAULT_DELIMITER  # noqa: E402
+
+Call = Callable[[list[str]], Any]
+
+
+def load_extension(path: Path) -> ModuleType:
+    """``ragchunk._core`` from ``path``: a separate copy of the module and its statics."""
+    loader = importlib.machinery.ExtensionFileLoader("ragchunk._core", str(path))
+    spec = importlib.util.spec_from_file_location("ragchunk._core", path, loader=loader)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def calls(core: ModuleType, what: str, size: float) -> Call:
+    """What one side does to a block of documents (the facade's arguments, its defaults)."""
+    if what == "count":
+        return lambda block: [core.count_ordinary(d, "cl100k_base") for d in block]
+    if what == "merge":
+        return lambda block: [
+            core.naive_merge(
+                [d],
+                [""],
+                size,
+                DEFAULT_DELIMITER,
+                0.0,
+                "over_cap",
+                "v0.27",
+                "cl100k_base",
+                None,
+                False,
+            )
+            for d in block
+        ]
+    if what == "batch":
+        return lambda block: core.naive_merge_batch(
+            [([d], [""]) for d in block],
+            size,
+            DEFAULT_DELIMITER,
+            0.0,
+            "over_cap",
+            "v0.27",
+            "cl100k_base",
+            2,
+        )
+    raise ValueError(f"what must be merge, count or batch, got {what!r}")
+
+
+def race(a: Call, b: Call, docs: list[str], rounds: int, block: int) -> list[float]:
+    """Per round, B's summed time over A's, both run on every block in alternating order."""
+    ratios = []
+    for r in range(rounds):
+        spent = [0.0, 0.0]
+        for i in range(0, len(docs), block):
+            part = docs[i : i + block]
+            order = ((0, a), (1, b)) if (i // block + r) % 2 == 0 else ((1, b), (0, a))
+            for side, fn in order:
+                t0 = time.perf_counter()
+                out = fn(part)
+                spent[side] += time.perf_counter() - t0
+                del out
+        ratios.append(spent[1] / spent[0])
+        print(
+            f"round {r}: A {spent[0]:.3f} s, B {spent[1]:.3f} s, B/A {ratios[-1]:.3f}", flush=True
+        )
+    return ratios
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("builds", nargs="*", type=Path, help="OLD.so NEW.so")
+    ap.add_argument("--merge-vs-count", action="store_true")
+    ap.add_argument("--what", default="merge", choices=["merge", "count", "batch"])
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--block", type=int, default=16, help="documents per alternation")
+    ap.add_argument("--chunk-size", type=float, default=512)
+    ap.add_argument("--limit-mb", type=float, default=None)
+    args = ap.parse_args()
+
+    label, docs = load_corpus(int(args.limit_mb * 1e6) if args.limit_mb else None)
+    with tempfile.TemporaryDirectory(prefix="ragchunk-ab-") as tmp:
+        if args.merge_vs_count:
+            if args.builds:
+                ap.error("--merge-vs-count takes no builds: it times the installed one")
+            core = _backend.core()
+            if core is None or core.__file__ is None:
+                sys.exit("the compiled extension is not installed (maturin develop --release)")
+            builds = [Path(core.__file__)] * 2
+        elif len(args.builds) == 2:
+            builds = args.builds
+        else:
+            ap.error("give two builds of the extension, or --merge-vs-count")
+        # Each side from its own file: loading one path twice would share the statics.
+        copies = []
+        for i, build in enumerate(builds):
+            copy = Path(tmp) / f"side{i}" / build.name
+            copy.parent.mkdir()
+            shutil.copy(build, copy)
+            copies.append(load_extension(copy))
+        if args.merge_vs_count:
+            a = calls(copies[0], "count", args.chunk_size)
+            b = calls(copies[1], "merge", args.chunk_size)
+            print(f"{label}: A = count-only tokenizer, B = naive_merge (same build)")
+        else:
+            a, b = (calls(c, args.what, args.chunk_size) for c in copies)
+            if a(docs[:4]) != b(docs[:4]):
+                sys.exit("the two builds disagree on the first documents")
+            print(f"{label}: {args.what}, A = {builds[0]}, B = {builds[1]}")
+        a(docs[:1])  # build each side's tokenizer before timing
+        b(docs[:1])
+        ratios = race(a, b, docs, args.rounds, args.block)
+    med = statistics.median(ratios)
+    print(f"median B/A time: {med:.3f}")
+    if args.merge_vs_count:
+        print(f"naive_merge / count-only throughput: {1 / med:.2f}")
+
+
+if __name__ == "__main__":
+    main()
