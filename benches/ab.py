@@ -2,6 +2,7 @@
 
     .venv/bin/python benches/ab.py OLD.so NEW.so [--what merge|count|batch] [--rounds 5]
     .venv/bin/python benches/ab.py --merge-vs-count [--rounds 5]
+    .venv/bin/python benches/ab.py --batch-vs-single [--rounds 5] [--block 128]
 
 On a shared machine the speed of a core changes by tens of percent within seconds, so two
 contenders timed one whole corpus pass after the other disagree from run to run more than
@@ -15,7 +16,9 @@ warms the other's memo on the block they share. ``OLD.so NEW.so`` compares two b
 ``python/ragchunk/_core*.so`` aside before rebuilding); ``--merge-vs-count`` compares the
 installed build's ``naive_merge`` with its count-only tokenizer over the same text, the
 ratio issue 3 sets a target for (a count-only pass over a block, then a merge of it, or the
-other way round).
+other way round); ``--batch-vs-single`` its ``naive_merge_batch`` on 2 workers with one
+``naive_merge`` call per document (in blocks of 128 documents by default: a document is never
+split between workers, so a batch of a few documents, one of them large, leaves a worker idle).
 """
 
 from __future__ import annotations
@@ -114,18 +117,22 @@ def main() -> None:
     )
     ap.add_argument("builds", nargs="*", type=Path, help="OLD.so NEW.so")
     ap.add_argument("--merge-vs-count", action="store_true")
+    ap.add_argument("--batch-vs-single", action="store_true")
     ap.add_argument("--what", default="merge", choices=["merge", "count", "batch"])
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--block", type=int, default=16, help="documents per alternation")
+    ap.add_argument(
+        "--block", type=int, default=None, help="documents per alternation (16; batch: 128)"
+    )
     ap.add_argument("--chunk-size", type=float, default=512)
     ap.add_argument("--limit-mb", type=float, default=None)
     args = ap.parse_args()
 
     label, docs = load_corpus(int(args.limit_mb * 1e6) if args.limit_mb else None)
     with tempfile.TemporaryDirectory(prefix="ragchunk-ab-") as tmp:
-        if args.merge_vs_count:
-            if args.builds:
-                ap.error("--merge-vs-count takes no builds: it times the installed one")
+        installed = args.merge_vs_count or args.batch_vs_single
+        if installed:
+            if args.builds or (args.merge_vs_count and args.batch_vs_single):
+                ap.error("--merge-vs-count / --batch-vs-single: one of them, and no builds")
             core = _backend.core()
             if core is None or core.__file__ is None:
                 sys.exit("the compiled extension is not installed (maturin develop --release)")
@@ -145,6 +152,10 @@ def main() -> None:
             a = calls(copies[0], "count", args.chunk_size)
             b = calls(copies[1], "merge", args.chunk_size)
             print(f"{label}: A = count-only tokenizer, B = naive_merge (same build)")
+        elif args.batch_vs_single:
+            a = calls(copies[0], "merge", args.chunk_size)
+            b = calls(copies[1], "batch", args.chunk_size)
+            print(f"{label}: A = naive_merge per document, B = naive_merge_batch, 2 workers")
         else:
             a, b = (calls(c, args.what, args.chunk_size) for c in copies)
             if a(docs[:4]) != b(docs[:4]):
@@ -152,11 +163,14 @@ def main() -> None:
             print(f"{label}: {args.what}, A = {builds[0]}, B = {builds[1]}")
         a(docs[:1])  # build each side's tokenizer before timing
         b(docs[:1])
-        ratios = race(a, b, docs, args.rounds, args.block)
+        block = args.block or (128 if args.batch_vs_single else 16)
+        ratios = race(a, b, docs, args.rounds, block)
     med = statistics.median(ratios)
     print(f"median B/A time: {med:.3f}")
     if args.merge_vs_count:
         print(f"naive_merge / count-only throughput: {1 / med:.2f}")
+    if args.batch_vs_single:
+        print(f"batch (2 workers) / single-threaded throughput: {1 / med:.2f}")
 
 
 if __name__ == "__main__":
