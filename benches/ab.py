@@ -59,35 +59,14 @@ def load_extension(path: Path) -> ModuleType:
 
 def calls(core: ModuleType, what: str, size: float) -> Call:
     """What one side does to a block of documents (the facade's arguments, its defaults)."""
+    # chunk_token_num, delimiter, overlapped_percent, strategy, compat, encoding
+    settings = (size, DEFAULT_DELIMITER, 0.0, "over_cap", "v0.27", "cl100k_base")
     if what == "count":
         return lambda block: [core.count_ordinary(d, "cl100k_base") for d in block]
     if what == "merge":
-        return lambda block: [
-            core.naive_merge(
-                [d],
-                [""],
-                size,
-                DEFAULT_DELIMITER,
-                0.0,
-                "over_cap",
-                "v0.27",
-                "cl100k_base",
-                None,
-                False,
-            )
-            for d in block
-        ]
+        return lambda block: [core.naive_merge([d], [""], *settings, None, False) for d in block]
     if what == "batch":
-        return lambda block: core.naive_merge_batch(
-            [([d], [""]) for d in block],
-            size,
-            DEFAULT_DELIMITER,
-            0.0,
-            "over_cap",
-            "v0.27",
-            "cl100k_base",
-            2,
-        )
+        return lambda block: core.naive_merge_batch([([d], [""]) for d in block], *settings, 2)
     raise ValueError(f"what must be merge, count or batch, got {what!r}")
 
 
