@@ -53,7 +53,8 @@ use std::ops::Range;
 use crate::counter::TokenCounter;
 use crate::delimiters::{
     custom_delimiters, has_wrapped_delimiter, legacy_delimiters, normalize_newlines,
-    parse_delimiter_field, split_every_char, v22_is_skipped, DelimiterSplitter, Piece,
+    parse_delimiter_field, split_every_char, splitter_for_field, v22_is_skipped, DelimiterSplitter,
+    Piece,
 };
 use crate::positions::remove_tag;
 
@@ -449,7 +450,7 @@ fn v27_default<C: TokenCounter>(
     want_sources: bool,
     mut spans: Option<&mut Vec<Span>>,
 ) -> Result<Vec<Chunk>, C::Error> {
-    let splitter = DelimiterSplitter::new(&parse_delimiter_field(opts.delimiter));
+    let splitter = splitter_for_field(opts.delimiter);
     // RAGFlow v0.27 normalises "\r\n" and lone "\r" in section text (not in pos) first.
     let texts: Vec<Cow<'_, str>> = sections
         .iter()
