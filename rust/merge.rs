@@ -53,8 +53,7 @@ use std::ops::Range;
 use crate::counter::TokenCounter;
 use crate::delimiters::{
     custom_delimiters, has_wrapped_delimiter, legacy_delimiters, normalize_newlines,
-    parse_delimiter_field, split_every_char, splitter_for_field, v22_is_skipped, DelimiterSplitter,
-    Piece,
+    split_every_char, splitter_for_field, v22_is_skipped, DelimiterSplitter, Piece,
 };
 use crate::positions::remove_tag;
 
@@ -231,10 +230,9 @@ pub fn naive_merge_offsets<C: TokenCounter>(
     let mut counting = Counting::new(counter);
     let mut spans = Vec::new();
     if has_wrapped_delimiter(opts.delimiter) {
-        let delims = parse_delimiter_field(opts.delimiter);
         custom_mode(
             &sections,
-            &delims,
+            &splitter_for_field(opts.delimiter),
             &mut counting,
             Flavor::V27,
             false,
@@ -317,10 +315,9 @@ fn run<C: TokenCounter>(
     match opts.compat {
         Compat::V27 => {
             if has_wrapped_delimiter(opts.delimiter) {
-                let delims = parse_delimiter_field(opts.delimiter);
                 custom_mode(
                     sections,
-                    &delims,
+                    &splitter_for_field(opts.delimiter),
                     &mut counting,
                     Flavor::V27,
                     want_sources,
@@ -330,17 +327,14 @@ fn run<C: TokenCounter>(
                 v27_default(sections, opts, &mut counting, want_sources, None)
             }
         }
-        Compat::V26 | Compat::V23 if has_wrapped_delimiter(opts.delimiter) => {
-            let delims = custom_delimiters(opts.delimiter);
-            custom_mode(
-                sections,
-                &delims,
-                &mut counting,
-                Flavor::Legacy,
-                want_sources,
-                None,
-            )
-        }
+        Compat::V26 | Compat::V23 if has_wrapped_delimiter(opts.delimiter) => custom_mode(
+            sections,
+            &DelimiterSplitter::new(&custom_delimiters(opts.delimiter)),
+            &mut counting,
+            Flavor::Legacy,
+            want_sources,
+            None,
+        ),
         Compat::V26 | Compat::V23 | Compat::V22 => {
             add_chunk_family(sections, opts, &mut counting, want_sources)
         }
@@ -1052,13 +1046,12 @@ enum Flavor {
 /// appended only when the chunk has at least 8 tokens and does not contain it already.
 fn custom_mode<C: TokenCounter>(
     sections: &[Section<'_>],
-    delims: &[String],
+    splitter: &DelimiterSplitter,
     counting: &mut Counting<'_, C>,
     flavor: Flavor,
     want_sources: bool,
     mut spans: Option<&mut Vec<Span>>,
 ) -> Result<Vec<Chunk>, C::Error> {
-    let splitter = DelimiterSplitter::new(delims);
     let mut out = Vec::new();
     for (sec, s) in sections.iter().enumerate() {
         let text = match flavor {
