@@ -10,6 +10,7 @@ pub mod merge;
 pub mod positions;
 pub mod splitters;
 pub mod tokenizer;
+pub mod transcode;
 
 #[cfg(feature = "python")]
 mod python;

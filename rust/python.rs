@@ -4,6 +4,7 @@
 //! result — and every one runs inside [`contain`], so a Rust panic surfaces as
 //! `ragchunk.RagchunkError`, never as an abort or a `PanicException`.
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -17,6 +18,8 @@ use crate::delimiters;
 use crate::merge::{self, Compat, MergeOptions, Section, Strategy};
 use crate::positions;
 use crate::tokenizer::{EncodingName, RagflowCount, Tokenizer};
+#[cfg(not(feature = "abi3"))]
+use crate::transcode;
 
 /// `ragchunk.RagchunkError`, the one class both backends raise for internal failures.
 fn ragchunk_error(py: Python<'_>, msg: String) -> PyErr {
@@ -223,13 +226,59 @@ fn compat(name: &str) -> PyResult<Compat> {
 
 type MergeResult = (Vec<String>, Option<Vec<Vec<usize>>>);
 
+/// A Python `str` of `text`. Text whose largest code point is in U+0100..=U+FFFF (Chinese,
+/// Japanese, Cyrillic, typographic quotes in English...) is written straight into a 2-byte
+/// `str` by [`transcode::utf8_to_ucs2`], 2-3x faster than CPython's UTF-8 decoder, which
+/// widens and copies such strings once more and decodes one character per step. Everything
+/// else goes through the decoder, whose ASCII path is already a copy. Needs CPython's
+/// string layout, so not in the `abi3` build (the limited API hides it).
+fn new_str<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyString>> {
+    #[cfg(not(feature = "abi3"))]
+    {
+        let shape = transcode::shape(text);
+        if shape.width == transcode::Width::Ucs2 {
+            let len = isize::try_from(shape.chars).expect("a String's length fits in isize");
+            // SAFETY: `PyUnicode_New(len, 0xFFFF)` returns a new reference to an uninitialised
+            // 2-byte `str` of `len` code points (its terminating NUL already written), or
+            // null with an exception set. `from_owned_ptr_or_err` takes that reference, so
+            // the string is released on every path below. Its data is `len` `u16`s that no
+            // one else can see yet; `utf8_to_ucs2` writes every one of them or reports
+            // failure, in which case the string is dropped unused. The largest code point is
+            // at least U+0100 (the shape says so), so the 2-byte layout is the canonical one.
+            unsafe {
+                let obj = Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyUnicode_New(len, 0xFFFF))?;
+                let data = pyo3::ffi::PyUnicode_DATA(obj.as_ptr()).cast::<u16>();
+                let out = std::slice::from_raw_parts_mut(data, shape.chars);
+                if transcode::utf8_to_ucs2(text, out) {
+                    return Ok(obj.cast_into_unchecked());
+                }
+            }
+        }
+    }
+    Ok(PyString::new(py, text))
+}
+
+/// A `list[str]` of `strings`, each made by [`new_str`].
+fn str_list<'py>(py: Python<'py>, strings: &[String]) -> PyResult<Bound<'py, PyList>> {
+    let items = strings
+        .iter()
+        .map(|s| new_str(py, s))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// [`MergeResult`] as Python objects: the chunk texts (by [`str_list`]) and their sources.
+fn merge_result_py(py: Python<'_>, (texts, sources): MergeResult) -> PyResult<Bound<'_, PyTuple>> {
+    (str_list(py, &texts)?, sources).into_pyobject(py)
+}
+
 /// One crossing per call: split, count, group, overlap and position tags all happen here.
 /// Arguments arrive validated by the Python facade (`ragchunk._naive`).
 #[pyfunction]
 #[pyo3(signature = (texts, poses, chunk_token_num, delimiter, overlapped_percent, strategy_name, compat_name, encoding_name, counter, with_sources))]
 #[allow(clippy::too_many_arguments)]
-fn naive_merge(
-    py: Python<'_>,
+fn naive_merge<'py>(
+    py: Python<'py>,
     texts: Vec<PyBackedStr>,
     poses: Vec<Option<PyBackedStr>>,
     chunk_token_num: f64,
@@ -238,9 +287,9 @@ fn naive_merge(
     strategy_name: &str,
     compat_name: &str,
     encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
+    counter: Option<Bound<'py, PyAny>>,
     with_sources: bool,
-) -> PyResult<MergeResult> {
+) -> PyResult<Bound<'py, PyTuple>> {
     contain(py, || {
         if texts.len() != poses.len() {
             return Err(PyValueError::new_err("texts and poses differ in length"));
@@ -263,10 +312,14 @@ fn naive_merge(
         match (encoding_name, counter) {
             (Some(name), _) => {
                 let count = builtin_counter(name, opts.strategy)?;
-                detached(py, || run_merge(&sections, &opts, &count, with_sources))?
-                    .map_err(|never| match never {})
+                let result = detached(py, || run_merge(&sections, &opts, &count, with_sources))?
+                    .unwrap_or_else(|never| match never {});
+                merge_result_py(py, result)
             }
-            (None, Some(f)) => run_merge(&sections, &opts, &PyCounter { f }, with_sources),
+            (None, Some(f)) => merge_result_py(
+                py,
+                run_merge(&sections, &opts, &PyCounter { f }, with_sources)?,
+            ),
             (None, None) => Err(PyValueError::new_err(
                 "naive_merge needs an encoding name or a counter",
             )),
@@ -340,34 +393,133 @@ fn count_batch(
     })
 }
 
-/// One document of a batch as owned UTF-8 copies (`str.encode("utf-8")`), not borrowed views.
+/// One document of a batch, its texts readable as UTF-8 by a worker without the GIL.
 ///
-/// Why copies: borrowing a non-ASCII `str` as UTF-8 makes CPython cache a UTF-8 copy inside
-/// the string object for the object's whole lifetime, so a batch would leave the corpus's
-/// size again attached to the caller's documents. Copies live only while their window runs.
+/// Never borrowed through `PyUnicode_AsUTF8AndSize` when that would allocate: CPython then
+/// caches a UTF-8 copy inside the string object for its whole lifetime, so a batch would leave
+/// the corpus's size again attached to the caller's documents. See [`Utf8Text`].
 struct DocUtf8 {
-    texts: Vec<Utf8Copy>,
-    poses: Vec<Option<Utf8Copy>>,
+    texts: Vec<Utf8Text>,
+    poses: Vec<Option<Utf8Text>>,
 }
 
-/// The bytes of `str.encode("utf-8")` (strict), which are valid UTF-8.
-struct Utf8Copy(PyBackedBytes);
+/// A document's text as a batch worker reads it.
+enum Utf8Text {
+    /// UTF-8 that CPython already holds, borrowed: an ASCII string's own characters, or the
+    /// UTF-8 an earlier call cached in the string. No copy, nothing new kept alive.
+    #[cfg(not(feature = "abi3"))]
+    Held(PyBackedStr),
+    /// A 1- or 2-byte string without a UTF-8 cache: the worker encodes its code units
+    /// (`transcode`), in parallel, where `str.encode` would run on the calling thread.
+    #[cfg(not(feature = "abi3"))]
+    Units(StrUnits),
+    /// The bytes of `str.encode("utf-8")` (strict): 4-byte strings, strings holding a
+    /// surrogate (so that CPython raises its own `UnicodeEncodeError`), and the abi3 build.
+    Copy(PyBackedBytes),
+}
 
-impl Utf8Copy {
+/// The code units of a `str`, read in place; the string is kept alive by `_owner`.
+#[cfg(not(feature = "abi3"))]
+struct StrUnits {
+    _owner: Py<PyString>,
+    data: *const u8,
+    len: usize,
+    kind: u32,
+}
+
+// SAFETY: `data` points into the character buffer of `_owner`, a `str`, which is immutable and
+// never moves or shrinks while the object lives; `_owner` keeps it alive until the `StrUnits`
+// is dropped, which the batch does on the calling thread with the GIL held (like every Python
+// object of a document). Reading the buffer from another thread is then a read of immutable
+// memory.
+#[cfg(not(feature = "abi3"))]
+unsafe impl Send for StrUnits {}
+#[cfg(not(feature = "abi3"))]
+unsafe impl Sync for StrUnits {}
+
+impl Utf8Text {
     fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(Utf8Copy(obj.cast::<PyString>()?.encode_utf8()?.into()))
+        let text = obj.cast::<PyString>()?;
+        #[cfg(not(feature = "abi3"))]
+        {
+            use pyo3::ffi;
+            let op = text.as_ptr();
+            // SAFETY: `op` is a live `str` (a borrowed reference, GIL held). Only compact
+            // strings (every string since Python 3.12; in 3.10-3.11 all but those of the
+            // deprecated `Py_UNICODE` API, which go to the encoder) are read in place: their
+            // kind, length and data sit in the object's header. The UTF-8 cache pointer is read
+            // as CPython's `PyUnicode_UTF8` does (non-null once CPython cached UTF-8 in it).
+            unsafe {
+                if ffi::PyUnicode_IS_ASCII(op) != 0 {
+                    return Ok(Utf8Text::Held(text.clone().try_into()?));
+                }
+                if ffi::PyUnicode_IS_COMPACT(op) != 0 {
+                    let compact = op.cast::<ffi::PyCompactUnicodeObject>();
+                    if !(*compact).utf8.is_null() {
+                        return Ok(Utf8Text::Held(text.clone().try_into()?));
+                    }
+                    let kind = ffi::PyUnicode_KIND(op);
+                    let len = usize::try_from(ffi::PyUnicode_GET_LENGTH(op)).unwrap_or(0);
+                    let data = ffi::PyUnicode_DATA(op).cast::<u8>().cast_const();
+                    let units = StrUnits {
+                        _owner: text.clone().unbind(),
+                        data,
+                        len,
+                        kind,
+                    };
+                    if kind == 1 || (kind == 2 && !transcode::has_surrogate(units.ucs2())) {
+                        return Ok(Utf8Text::Units(units));
+                    }
+                }
+            }
+        }
+        Ok(Utf8Text::Copy(text.encode_utf8()?.into()))
     }
 
-    fn as_str(&self) -> &str {
-        // SAFETY: the bytes come from CPython's strict UTF-8 encoder, which raises on what it
-        // cannot encode (lone surrogates) and otherwise writes only well-formed sequences:
-        // the guarantee PyO3 itself relies on when it borrows a `str` as `&str`. Checking
-        // again cost ~3% of a batch's CPU time (perf, 2 workers, the whole corpus).
-        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    /// The text as UTF-8: borrowed, or encoded now from the string's code units.
+    fn utf8(&self) -> Cow<'_, str> {
+        match self {
+            #[cfg(not(feature = "abi3"))]
+            Utf8Text::Held(s) => Cow::Borrowed(s),
+            #[cfg(not(feature = "abi3"))]
+            Utf8Text::Units(u) => Cow::Owned(if u.kind == 1 {
+                transcode::latin1_to_utf8(u.latin1())
+            } else {
+                transcode::ucs2_to_utf8(u.ucs2()).expect("checked for surrogates when read")
+            }),
+            // SAFETY: the bytes come from CPython's strict UTF-8 encoder, which raises on what
+            // it cannot encode (lone surrogates) and otherwise writes only well-formed
+            // sequences: the guarantee PyO3 itself relies on when it borrows a `str` as `&str`.
+            // Checking again cost ~3% of a batch's CPU time (perf, 2 workers, whole corpus).
+            Utf8Text::Copy(b) => Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(b) }),
+        }
     }
 
-    fn len(&self) -> usize {
-        self.0.len()
+    /// About the size of the text in UTF-8 (its weight in the batch's in-flight budget).
+    fn weight(&self) -> usize {
+        match self {
+            #[cfg(not(feature = "abi3"))]
+            Utf8Text::Held(s) => s.len(),
+            #[cfg(not(feature = "abi3"))]
+            Utf8Text::Units(u) => u.len * (1 + u.kind as usize),
+            Utf8Text::Copy(b) => b.len(),
+        }
+    }
+}
+
+#[cfg(not(feature = "abi3"))]
+impl StrUnits {
+    fn latin1(&self) -> &[u8] {
+        debug_assert_eq!(self.kind, 1);
+        // SAFETY: a 1-byte string holds `len` bytes at `data` (see `unsafe impl Send`).
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+
+    fn ucs2(&self) -> &[u16] {
+        assert_eq!(self.kind, 2, "a 2-byte string");
+        // SAFETY: a 2-byte string holds `len` `u16`s at `data`, which CPython aligns for them
+        // (see `unsafe impl Send`).
+        unsafe { std::slice::from_raw_parts(self.data.cast::<u16>(), self.len) }
     }
 }
 
@@ -380,7 +532,7 @@ fn doc_utf8(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<DocUtf8> {
     }
     let texts = texts
         .iter()
-        .map(|t| Utf8Copy::new(&t))
+        .map(|t| Utf8Text::new(&t))
         .collect::<PyResult<_>>()?;
     let poses = poses
         .iter()
@@ -388,7 +540,7 @@ fn doc_utf8(i: usize, doc: &Bound<'_, PyAny>) -> PyResult<DocUtf8> {
             if p.is_none() {
                 Ok(None)
             } else {
-                Utf8Copy::new(&p).map(Some)
+                Utf8Text::new(&p).map(Some)
             }
         })
         .collect::<PyResult<_>>()?;
@@ -456,13 +608,13 @@ fn naive_merge_batch<'py>(
                             return Err(ragchunk_error(py, msg));
                         }
                     };
-                    out.append(PyList::new(py, chunks)?)?;
+                    out.append(str_list(py, &chunks)?)?;
                     drop(doc); // its Python bytes, released with the GIL held
                 }
                 let docs = docs.bind(py);
                 while next_in < n && feed.has_room() {
                     let doc = doc_utf8(next_in, &docs.get_item(next_in)?)?;
-                    let bytes: usize = doc.texts.iter().map(|t| t.len()).sum();
+                    let bytes: usize = doc.texts.iter().map(Utf8Text::weight).sum();
                     feed.push(doc, bytes + DOC_WEIGHT);
                     next_in += 1;
                 }
@@ -483,13 +635,18 @@ fn merge_utf8_doc(doc: &DocUtf8, opts: &MergeOptions<'_>, count: &BuiltinCount) 
     if doc.texts.is_empty() {
         return Vec::new(); // RAGFlow, every release: `if not sections: return []`
     }
-    let sections: Vec<Section<'_>> = doc
-        .texts
+    let texts: Vec<Cow<'_, str>> = doc.texts.iter().map(Utf8Text::utf8).collect();
+    let poses: Vec<Option<Cow<'_, str>>> = doc
+        .poses
         .iter()
-        .zip(&doc.poses)
+        .map(|p| p.as_ref().map(Utf8Text::utf8))
+        .collect();
+    let sections: Vec<Section<'_>> = texts
+        .iter()
+        .zip(&poses)
         .map(|(t, p)| Section {
-            text: t.as_str(),
-            pos: p.as_ref().map(Utf8Copy::as_str),
+            text: t,
+            pos: p.as_deref(),
         })
         .collect();
     match merge::naive_merge_texts(&sections, opts, count) {

@@ -13,6 +13,8 @@ cargo clippy --all-targets -- -D warnings
 # `code` (CodeSplitter: tree-sitter grammars, C compiled by cc) is linted and tested once, in
 # this clippy run and in cargo test, so the grammars' C is built once per profile, not per step.
 cargo clippy --all-targets --features python,code -- -D warnings
+# The stable-ABI build (`abi3`: one wheel for every Python >= 3.10) takes other code paths.
+cargo clippy --features abi3 -- -D warnings
 cargo test -q --features code
 
 echo "== ruff / mypy"

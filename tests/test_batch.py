@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -79,6 +80,54 @@ def test_batch_with_late_lone_surrogate(backend: str) -> None:
     docs[650] = "before \ud800 after。" * 3
     expected = [ragchunk.naive_merge(d, 64) for d in docs]  # type: ignore[arg-type]
     assert ragchunk.naive_merge_batch(docs, 64, workers=2) == expected  # type: ignore[arg-type]
+
+
+def _fresh(text: str) -> str:
+    """A new string object equal to ``text``, with nothing cached in it (no UTF-8 copy)."""
+    return "".join(list(text))
+
+
+def test_batch_reads_every_string_width_in_place(backend: str) -> None:
+    # The Rust batch reads each text where CPython keeps it: ASCII strings and strings that
+    # already cache their UTF-8 are borrowed, 1- and 2-byte strings are encoded by the workers
+    # from their characters, 4-byte ones are copied by CPython. Each path must give the chunks
+    # of one call per document, and none may leave a UTF-8 copy attached to the caller's
+    # strings (sys.getsizeof counts it).
+    rng = random.Random(7)
+    alphabets = [
+        "abc xyz。\n",  # ASCII plus a CJK delimiter: 2-byte
+        "abc déjà vu ÿ\n",  # Latin-1: 1-byte, not ASCII
+        "中文，分块测试。ж Ā\uffffa b\n",  # 2-byte
+        "emoji 🦀 中文。\n",  # 4-byte
+        "plain ascii words. more!\n",  # ASCII
+    ]
+    texts = []
+    for alphabet in alphabets:
+        for n in (1, 7, 8, 9, 15, 16, 17, 100, 5000):
+            texts.append("".join(rng.choice(alphabet) for _ in range(n)))
+    docs: list[object] = [_fresh(t) for t in texts]
+    docs += [[_fresh(t) for t in texts[i : i + 3]] for i in range(0, len(texts), 3)]
+    docs.append([(_fresh("Tagged 中文 text。"), _fresh("@@1\t1\t2\t3\t4##"))])
+    sizes = [sys.getsizeof(t) for t in texts]
+    expected = [ragchunk.naive_merge(_copy(d), 16) for d in docs]
+    for workers in (1, 2):
+        assert ragchunk.naive_merge_batch(docs, 16, workers=workers) == expected
+    for d in docs[: len(texts)]:
+        assert isinstance(d, str)
+    assert [sys.getsizeof(d) for d in docs[: len(texts)]] == sizes
+    # And once CPython caches UTF-8 in them (a per-document call did), the batch borrows it.
+    for d in docs:
+        ragchunk.naive_merge(d, 16)  # type: ignore[arg-type]
+    assert ragchunk.naive_merge_batch(docs, 16, workers=2) == expected
+
+
+def _copy(doc: object) -> object:
+    if isinstance(doc, str):
+        return _fresh(doc)
+    return [
+        (_fresh(t[0]), _fresh(t[1])) if isinstance(t, tuple) else _fresh(t)
+        for t in doc  # type: ignore[attr-defined]
+    ]
 
 
 def test_batch_with_callable_tokenizer() -> None:
