@@ -279,8 +279,8 @@ fn merge_result_py(py: Python<'_>, (texts, sources): MergeResult) -> PyResult<Bo
 #[allow(clippy::too_many_arguments)]
 fn naive_merge<'py>(
     py: Python<'py>,
-    texts: Vec<PyBackedStr>,
-    poses: Vec<Option<PyBackedStr>>,
+    texts: Vec<Bound<'py, PyAny>>,
+    poses: Vec<Option<Bound<'py, PyAny>>>,
     chunk_token_num: f64,
     delimiter: PyBackedStr,
     overlapped_percent: f64,
@@ -294,14 +294,16 @@ fn naive_merge<'py>(
         if texts.len() != poses.len() {
             return Err(PyValueError::new_err("texts and poses differ in length"));
         }
-        let sections: Vec<Section<'_>> = texts
-            .iter()
-            .zip(&poses)
-            .map(|(t, p)| Section {
-                text: t,
-                pos: p.as_deref(),
-            })
-            .collect();
+        let doc = DocUtf8 {
+            texts: texts
+                .iter()
+                .map(Utf8Text::for_call)
+                .collect::<PyResult<_>>()?,
+            poses: poses
+                .iter()
+                .map(|p| p.as_ref().map(Utf8Text::for_call).transpose())
+                .collect::<PyResult<_>>()?,
+        };
         let opts = MergeOptions {
             chunk_token_num,
             delimiter: &delimiter,
@@ -312,14 +314,19 @@ fn naive_merge<'py>(
         match (encoding_name, counter) {
             (Some(name), _) => {
                 let count = builtin_counter(name, opts.strategy)?;
-                let result = detached(py, || run_merge(&sections, &opts, &count, with_sources))?
-                    .unwrap_or_else(|never| match never {});
+                // The text is read as UTF-8 (encoded if need be) with the GIL released too.
+                let result = detached(py, || {
+                    doc.with_sections(|sections| run_merge(sections, &opts, &count, with_sources))
+                })?
+                .unwrap_or_else(|never| match never {});
                 merge_result_py(py, result)
             }
-            (None, Some(f)) => merge_result_py(
-                py,
-                run_merge(&sections, &opts, &PyCounter { f }, with_sources)?,
-            ),
+            (None, Some(f)) => {
+                let counter = PyCounter { f };
+                let result = doc
+                    .with_sections(|sections| run_merge(sections, &opts, &counter, with_sources));
+                merge_result_py(py, result?)
+            }
             (None, None) => Err(PyValueError::new_err(
                 "naive_merge needs an encoding name or a counter",
             )),
@@ -393,24 +400,47 @@ fn count_batch(
     })
 }
 
-/// One document of a batch, its texts readable as UTF-8 by a worker without the GIL.
+/// One document (of a batch, or of one `naive_merge` call), its texts readable as UTF-8
+/// without the GIL.
 ///
 /// Never borrowed through `PyUnicode_AsUTF8AndSize` when that would allocate: CPython then
-/// caches a UTF-8 copy inside the string object for its whole lifetime, so a batch would leave
-/// the corpus's size again attached to the caller's documents. See [`Utf8Text`].
+/// caches a UTF-8 copy inside the string object for its whole lifetime, so chunking would
+/// leave the corpus's size again attached to the caller's documents. See [`Utf8Text`].
 struct DocUtf8 {
     texts: Vec<Utf8Text>,
     poses: Vec<Option<Utf8Text>>,
 }
 
-/// A document's text as a batch worker reads it.
+impl DocUtf8 {
+    /// Runs `f` on the document's sections, its texts read as UTF-8 (see [`Utf8Text::utf8`]).
+    fn with_sections<R>(&self, f: impl FnOnce(&[Section<'_>]) -> R) -> R {
+        let texts: Vec<Cow<'_, str>> = self.texts.iter().map(Utf8Text::utf8).collect();
+        let poses: Vec<Option<Cow<'_, str>>> = self
+            .poses
+            .iter()
+            .map(|p| p.as_ref().map(Utf8Text::utf8))
+            .collect();
+        let sections: Vec<Section<'_>> = texts
+            .iter()
+            .zip(&poses)
+            .map(|(t, p)| Section {
+                text: t,
+                pos: p.as_deref(),
+            })
+            .collect();
+        f(&sections)
+    }
+}
+
+/// A document's text as the core reads it, without the GIL.
 enum Utf8Text {
     /// UTF-8 that CPython already holds, borrowed: an ASCII string's own characters, or the
-    /// UTF-8 an earlier call cached in the string. No copy, nothing new kept alive.
-    #[cfg(not(feature = "abi3"))]
+    /// UTF-8 an earlier call cached in the string. No copy, nothing new kept alive. (In the
+    /// abi3 build, [`Utf8Text::for_call`] has CPython make and cache it, as PyO3 does.)
     Held(PyBackedStr),
-    /// A 1- or 2-byte string without a UTF-8 cache: the worker encodes its code units
-    /// (`transcode`), in parallel, where `str.encode` would run on the calling thread.
+    /// A 1- or 2-byte string without a UTF-8 cache: its code units are encoded (`transcode`)
+    /// without the GIL; in a batch by the workers, in parallel, where `str.encode` would run
+    /// on the calling thread.
     #[cfg(not(feature = "abi3"))]
     Units(StrUnits),
     /// The bytes of `str.encode("utf-8")` (strict): 4-byte strings, strings holding a
@@ -438,6 +468,18 @@ unsafe impl Send for StrUnits {}
 unsafe impl Sync for StrUnits {}
 
 impl Utf8Text {
+    /// For one call: as [`Utf8Text::new`], so that chunking a document leaves no UTF-8 copy
+    /// in it either. The abi3 build cannot see whether a string holds its UTF-8, so it
+    /// borrows CPython's (made and cached on first use), as PyO3 borrows any `str`.
+    fn for_call(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
+        #[cfg(feature = "abi3")]
+        return Ok(Utf8Text::Held(obj.cast::<PyString>()?.clone().try_into()?));
+        #[cfg(not(feature = "abi3"))]
+        Self::new(obj)
+    }
+
+    /// For a batch: never makes CPython cache UTF-8 in the string (in the abi3 build, the
+    /// bytes of `str.encode`, which live only while the document is in flight).
     fn new(obj: &Bound<'_, PyAny>) -> PyResult<Self> {
         let text = obj.cast::<PyString>()?;
         #[cfg(not(feature = "abi3"))]
@@ -479,7 +521,6 @@ impl Utf8Text {
     /// The text as UTF-8: borrowed, or encoded now from the string's code units.
     fn utf8(&self) -> Cow<'_, str> {
         match self {
-            #[cfg(not(feature = "abi3"))]
             Utf8Text::Held(s) => Cow::Borrowed(s),
             #[cfg(not(feature = "abi3"))]
             Utf8Text::Units(u) => Cow::Owned(if u.kind == 1 {
@@ -498,7 +539,6 @@ impl Utf8Text {
     /// About the size of the text in UTF-8 (its weight in the batch's in-flight budget).
     fn weight(&self) -> usize {
         match self {
-            #[cfg(not(feature = "abi3"))]
             Utf8Text::Held(s) => s.len(),
             #[cfg(not(feature = "abi3"))]
             Utf8Text::Units(u) => u.len * (1 + u.kind as usize),
@@ -635,21 +675,7 @@ fn merge_utf8_doc(doc: &DocUtf8, opts: &MergeOptions<'_>, count: &BuiltinCount) 
     if doc.texts.is_empty() {
         return Vec::new(); // RAGFlow, every release: `if not sections: return []`
     }
-    let texts: Vec<Cow<'_, str>> = doc.texts.iter().map(Utf8Text::utf8).collect();
-    let poses: Vec<Option<Cow<'_, str>>> = doc
-        .poses
-        .iter()
-        .map(|p| p.as_ref().map(Utf8Text::utf8))
-        .collect();
-    let sections: Vec<Section<'_>> = texts
-        .iter()
-        .zip(&poses)
-        .map(|(t, p)| Section {
-            text: t,
-            pos: p.as_deref(),
-        })
-        .collect();
-    match merge::naive_merge_texts(&sections, opts, count) {
+    match doc.with_sections(|sections| merge::naive_merge_texts(sections, opts, count)) {
         Ok(chunks) => chunks,
         Err(never) => match never {},
     }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 
 import pytest
 import ragchunk
@@ -104,3 +105,27 @@ def test_every_bmp_character_survives() -> None:
     assert chunks == _fallback([text], 8)[0]
     for chunk in chunks:
         _assert_canonical(chunk)
+
+
+def test_naive_merge_leaves_no_utf8_copy_in_the_documents() -> None:
+    # Borrowing a non-ASCII str as UTF-8 through the C API makes CPython keep a UTF-8 copy in
+    # the string for its whole life (sys.getsizeof counts it). The Rust core reads the
+    # characters in place instead, and must still give the fallback's chunks.
+    _backend.set_backend("rust")
+    texts = [t for t in _texts() if not t.isascii()]
+    assert texts
+    sizes = [sys.getsizeof(t) for t in texts]
+    got = [ragchunk.naive_merge(t, 16) for t in texts]
+    got += [ragchunk.naive_merge([t, t[::-1]], 16) for t in texts]
+    got += [ragchunk.naive_merge([(t, "@@1\t1\t2\t3\t4##")], 16) for t in texts]
+    assert [sys.getsizeof(t) for t in texts] == sizes
+    copies = ["".join(list(t)) for t in texts]
+    expected = _fallback(copies, 16)
+    before = _backend.name()
+    _backend.set_backend("python")
+    try:
+        expected += [ragchunk.naive_merge([t, t[::-1]], 16) for t in copies]
+        expected += [ragchunk.naive_merge([(t, "@@1\t1\t2\t3\t4##")], 16) for t in copies]
+    finally:
+        _backend.set_backend(before)
+    assert got == expected
