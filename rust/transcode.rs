@@ -10,9 +10,9 @@
 //! characters at a time on the common runs (three-byte characters, ASCII).
 //!
 //! **Latin-1 and UCS-2 to UTF-8**, for reading documents: [`latin1_to_utf8`] and
-//! [`ucs2_to_utf8`] let a batch worker make the UTF-8 of a `str` from its code units, in
-//! parallel and without the GIL, where CPython's encoder (one character per step) would run on
-//! the calling thread, serially.
+//! [`ucs2_to_utf8`] make the UTF-8 of a `str` from its code units without the GIL (in a batch,
+//! on the workers, in parallel), where CPython's encoder (one character per step) would run
+//! with the GIL held and keep its copy inside the caller's string.
 //!
 //! Plain Rust: the bindings allocate the string and hand its buffer to [`utf8_to_ucs2`], or
 //! hand a string's code units to the encoders.
@@ -111,8 +111,9 @@ fn decode_bmp(bytes: &[u8], i: usize) -> Option<(u16, usize)> {
     }
 }
 
-/// [`utf8_to_ucs2`] with SSSE3: sixteen ASCII bytes widen in one step, four three-byte
-/// characters (twelve bytes) decode in one shuffle; anything else one character at a time.
+/// [`utf8_to_ucs2`] with SSSE3: the ASCII bytes that start a 16-byte block widen in one step,
+/// up to four three-byte characters that start it decode in one shuffle; anything else one
+/// character at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
 unsafe fn ucs2_ssse3(bytes: &[u8], out: &mut [u16]) -> bool {
