@@ -100,10 +100,10 @@ def ragchunk_rows(
     time and ``split_batch`` on the Rust backend (``check``-ed, and equal), then the
     pure-Python fallback on the first eighth of ``docs`` (results equal to Rust's), its time
     scaled to all of ``docs``. Returns the rows."""
-    from ragchunk import _backend
+    from ragchunk.core import dispatch
 
     mb = sum(len(d.encode()) for d in docs)
-    _backend.set_backend("rust")
+    dispatch.set_backend("rust")
     t, res = best_time(lambda: [splitter.split(d) for d in docs])
     check(res)
     rows = [(f"ragchunk {label} (Rust, one doc at a time)", t, sum(map(len, res)))]
@@ -111,9 +111,9 @@ def ragchunk_rows(
     assert res_b == res
     rows.append((f"ragchunk {label}.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
     sub = docs[: max(1, len(docs) // 8)]
-    _backend.set_backend("python")
+    dispatch.set_backend("python")
     t_py, res_py = best_time(lambda: [splitter.split(d) for d in sub])
-    _backend.set_backend("rust")
+    dispatch.set_backend("rust")
     assert res_py == [splitter.split(d) for d in sub], "backends disagree"
     sub_mb = sum(len(d.encode()) for d in sub)
     rows.append((f"ragchunk {label} (pure-Python fallback)", t_py * mb / sub_mb, -1))

@@ -42,8 +42,8 @@ from _corpus import load_corpus, offline_tiktoken
 
 offline_tiktoken()
 
-from ragchunk import _backend  # noqa: E402
-from ragchunk._naive import DEFAULT_DELIMITER  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
+from ragchunk.ragflow.merge import DEFAULT_DELIMITER  # noqa: E402
 
 Call = Callable[[list[str]], Any]
 
@@ -124,7 +124,7 @@ def main() -> None:
         if installed:
             if args.builds or (args.merge_vs_count and args.batch_vs_single):
                 ap.error("--merge-vs-count / --batch-vs-single: one of them, and no builds")
-            core = _backend.core()
+            core = dispatch.core()
             if core is None or core.__file__ is None:
                 sys.exit("the compiled extension is not installed (maturin develop --release)")
             builds = [Path(core.__file__)] * 2

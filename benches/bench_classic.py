@@ -28,13 +28,13 @@ from _corpus import load_corpus, offline_tiktoken
 
 offline_tiktoken()
 
-from ragchunk import _backend  # noqa: E402
-from ragchunk.classic import (  # noqa: E402
+from ragchunk import (  # noqa: E402
     CharacterSplitter,
     RecursiveSplitter,
     SentenceSplitter,
     TokenWindowSplitter,
 )
+from ragchunk.core import dispatch  # noqa: E402
 
 SIZE_TOKENS = 512
 SIZE_CHARS = 2000
@@ -160,7 +160,7 @@ def _peers() -> tuple[dict[str, list[tuple[str, Run]]], list[str]]:
             ("ragchunk SentenceSplitter.split", _each(sen.split)),
         ],
     }
-    core = _backend.core()
+    core = dispatch.core()
     if core is not None:
         tasks["token windows (512/50)"].append(
             (

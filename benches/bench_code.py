@@ -27,7 +27,8 @@ from _corpus import CORPUS, best_time, offline_tiktoken, print_table
 
 offline_tiktoken()
 
-from ragchunk import CodeSplitter, _backend  # noqa: E402
+from ragchunk import CodeSplitter  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
 
 _SOURCES = {"rust": ("rust-book-en", "rust"), "python": ("d2l-zh", "python")}
 
@@ -83,7 +84,7 @@ def check(docs: list[str], results: list[list[Any]], size: int) -> None:
 
 def bench(lang: str, docs: list[str], size: int) -> list[tuple[str, float, int]]:
     rows: list[tuple[str, float, int]] = []
-    _backend.set_backend("rust")
+    dispatch.set_backend("rust")
     cs = CodeSplitter(lang, size)
     t, res = best_time(lambda: [cs.split(d) for d in docs], REPEAT)
     check(docs, res, size)
@@ -92,9 +93,9 @@ def bench(lang: str, docs: list[str], size: int) -> list[tuple[str, float, int]]
     assert res_b == res
     rows.append(("ragchunk CodeSplitter.split_batch (Rust, rayon)", t, sum(map(len, res_b))))
     sub = docs[: max(1, len(docs) // 4)]
-    _backend.set_backend("python")
+    dispatch.set_backend("python")
     t_py, res_py = best_time(lambda: [cs.split(d) for d in sub])
-    _backend.set_backend("rust")
+    dispatch.set_backend("rust")
     assert res_py == [cs.split(d) for d in sub], "backends disagree"
     scale = sum(map(len, docs)) / sum(map(len, sub))
     rows.append(("ragchunk CodeSplitter (pure-Python fallback)", t_py * scale, -1))

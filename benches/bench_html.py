@@ -29,7 +29,7 @@ from _corpus import CORPUS, best_time, offline_tiktoken, print_table, ragchunk_r
 
 offline_tiktoken()
 
-from ragchunk.structured import HTMLSplitter  # noqa: E402
+from ragchunk import HTMLSplitter  # noqa: E402
 
 _WS = re.compile("[ \t\n\r\x0b\x0c\xa0\u3000]+")
 

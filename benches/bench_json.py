@@ -33,8 +33,8 @@ from _corpus import CORPUS, offline_tiktoken, print_table
 
 offline_tiktoken()
 
-from ragchunk import _backend  # noqa: E402
-from ragchunk.structured import JSONSplitter  # noqa: E402
+from ragchunk import JSONSplitter  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
 
 
 def _as_json(name: str, text: str) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def main() -> None:
     size, rounds = args.size, args.rounds
     rows: list[tuple[str, float, int]] = []
 
-    _backend.set_backend("rust")
+    dispatch.set_backend("rust")
     for length, label in (("chars", "characters"), ("tokens", "tokens, exact cl100k_base")):
         js = JSONSplitter(size, length=length)
         t, res = _median(lambda js=js: [js.split_json(d) for d in docs], rounds)
@@ -110,9 +110,9 @@ def main() -> None:
         rows.append((f"ragchunk JSONSplitter ({label}{how})", t, sum(map(len, res))))
         if length == "tokens":
             sub = docs[: max(1, len(docs) // 4)]
-            _backend.set_backend("python")
+            dispatch.set_backend("python")
             t_py, res_py = _median(lambda js=js, sub=sub: [js.split_json(d) for d in sub], 1)
-            _backend.set_backend("rust")
+            dispatch.set_backend("rust")
             assert res_py == [js.split_json(d) for d in sub], "backends disagree"
             sub_mb = sum(len(json.dumps(d, ensure_ascii=False).encode()) for d in sub) / 1e6
             rows.append(

@@ -23,7 +23,7 @@ from _corpus import CORPUS, best_time, offline_tiktoken, print_table, ragchunk_r
 
 offline_tiktoken()
 
-from ragchunk.structured import MarkdownSplitter, TitleTreeChunker  # noqa: E402
+from ragchunk import MarkdownSplitter, TitleTreeChunker  # noqa: E402
 
 
 def _docs(every: int) -> list[str]:

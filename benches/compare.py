@@ -31,14 +31,14 @@ offline_tiktoken()
 
 import ragchunk  # noqa: E402
 import tiktoken  # noqa: E402
-from ragchunk import _backend  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
 
 Contender = tuple[str, Callable[[list[str]], int]]
 
 
 def contenders(size: int, with_python: bool, with_peers: bool) -> tuple[list[Contender], list[str]]:
     enc = tiktoken.get_encoding("cl100k_base")
-    core = _backend.core()
+    core = dispatch.core()
     assert core is not None, "the benchmark needs the compiled core (maturin develop --release)"
     out: list[Contender] = [
         (
@@ -61,11 +61,11 @@ def contenders(size: int, with_python: bool, with_peers: bool) -> tuple[list[Con
     if with_python:
 
         def python_fallback(docs: list[str]) -> int:
-            _backend.set_backend("python")
+            dispatch.set_backend("python")
             try:
                 return sum(len(ragchunk.naive_merge(d, size)) for d in docs)
             finally:
-                _backend.set_backend("rust")
+                dispatch.set_backend("rust")
 
         out.append(("ragchunk naive_merge (pure-Python fallback)", python_fallback))
     skipped: list[str] = []
@@ -197,14 +197,14 @@ def main() -> None:
 
     # Correctness first: the two backends must agree on every document.
     rust_chunks = [ragchunk.naive_merge(d, args.chunk_size) for d in docs]
-    _backend.set_backend("python")
+    dispatch.set_backend("python")
     try:
         same = all(
             ragchunk.naive_merge(d, args.chunk_size) == r
             for d, r in zip(docs, rust_chunks, strict=True)
         )
     finally:
-        _backend.set_backend("rust")
+        dispatch.set_backend("rust")
     print(f"rust and python backends produce identical chunks on every document: {same}")
     assert ragchunk.naive_merge_batch(docs, args.chunk_size) == rust_chunks, (
         "batch differs from per-document calls"

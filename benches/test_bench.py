@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import ragchunk
 from _corpus import load_corpus
-from ragchunk import _backend
+from ragchunk.core import dispatch
 
 _, _DOCS = load_corpus(limit_bytes=2_000_000)
 _TEXT = "\n".join(_DOCS)
@@ -15,10 +15,10 @@ _TEXT = "\n".join(_DOCS)
 
 @pytest.fixture(params=["rust", "python"])
 def backend(request: pytest.FixtureRequest) -> Any:
-    before = _backend.name()
-    _backend.set_backend(request.param)
+    before = dispatch.name()
+    dispatch.set_backend(request.param)
     yield request.param
-    _backend.set_backend(before)
+    dispatch.set_backend(before)
 
 
 def test_count_tokens(benchmark: Any, backend: str) -> None:
@@ -47,7 +47,7 @@ def test_ab_script_runs(backend: str) -> None:
     import sys
     from pathlib import Path
 
-    if backend != "rust" or _backend.core() is None:
+    if backend != "rust" or dispatch.core() is None:
         pytest.skip("ab.py times the compiled extension")
     script = Path(__file__).resolve().parent / "ab.py"
     args = ["--merge-vs-count", "--rounds", "1", "--limit-mb", "0.2"]

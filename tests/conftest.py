@@ -43,7 +43,7 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fast"))
 
 import ragchunk  # noqa: E402
-from ragchunk import _backend  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
 
 _ONLY_PYTHON = os.environ.get("RAGCHUNK_BACKEND", "").strip().lower() == "python"
 BACKENDS = ["python"] if _ONLY_PYTHON else ["rust", "python"]
@@ -83,10 +83,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(params=BACKENDS, autouse=True)
 def backend(request: pytest.FixtureRequest) -> object:
     """Run the test on one backend; restore the previous one afterwards."""
-    before = _backend.name()
-    _backend.set_backend(request.param)  # raises ImportError (a failure) if the core is missing
+    before = dispatch.name()
+    dispatch.set_backend(request.param)  # raises ImportError (a failure) if the core is missing
     yield request.param
-    _backend.set_backend(before)
+    dispatch.set_backend(before)
 
 
 @pytest.fixture(scope="module")

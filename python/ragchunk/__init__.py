@@ -13,11 +13,18 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import _backend, presets
-from ._batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
-from ._chunk import Chunk, Splitter
-from ._errors import RagchunkError
-from ._naive import (
+import sys
+
+from . import ragflow as _ragflow
+from . import splitters as _splitters
+from .core import dispatch as _dispatch
+from .core.chunk import Chunk, Splitter
+from .core.errors import RagchunkError
+from .ragflow import presets
+from .ragflow.association import associate_images, boxes_overlap
+from .ragflow.batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
+from .ragflow.images import LazyImage
+from .ragflow.merge import (
     COMPAT_FAMILIES,
     MergeStrategy,
     Position,
@@ -30,14 +37,18 @@ from ._naive import (
     num_tokens_from_string,
     remove_tag,
 )
-from ._pure.images import LazyImage
-from .association import associate_images, boxes_overlap
-from .classic import CharacterSplitter, RecursiveSplitter, SentenceSplitter, TokenWindowSplitter
-from .code import CodeSplitter, supported_languages
-from .papers import PaperChunk, PaperSection, chunk_paper
-from .pipeline import PipelineChunk, TokenChunker
-from .structured import HTMLSplitter, JSONSplitter, MarkdownSplitter, TitleTreeChunker
-from .tables import chunk_table, table_to_text
+from .ragflow.papers import PaperChunk, PaperSection, chunk_paper
+from .ragflow.pipeline import PipelineChunk, TokenChunker
+from .ragflow.tables import chunk_table, table_to_text
+from .splitters.character import CharacterSplitter
+from .splitters.code import CodeSplitter, supported_languages
+from .splitters.html import HTMLSplitter
+from .splitters.json import JSONSplitter
+from .splitters.markdown import MarkdownSplitter
+from .splitters.recursive import RecursiveSplitter
+from .splitters.sentence import SentenceSplitter
+from .splitters.title_tree import TitleTreeChunker
+from .splitters.token_window import TokenWindowSplitter
 
 __all__ = [
     "COMPAT_FAMILIES",
@@ -82,11 +93,28 @@ __all__ = [
     "table_to_text",
 ]
 
-_backend._select()
+# Modules that moved keep their old import paths (``from ragchunk.classic import ...``,
+# ``import ragchunk.presets``): each old name is an alias of the module that holds its names.
+_MOVED = {
+    "association": _ragflow.association,
+    "classic": _splitters,
+    "code": _splitters.code,
+    "papers": _ragflow.papers,
+    "pipeline": _ragflow.pipeline,
+    "presets": _ragflow.presets,
+    "structured": _splitters,
+    "tables": _ragflow.tables,
+}
+for _old, _new in _MOVED.items():
+    sys.modules[f"{__name__}.{_old}"] = _new
+
+_dispatch.select()
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str) -> object:
     # ``ragchunk.backend`` is computed, so that it always names the backend in use.
     if name == "backend":
-        return _backend.name()
+        return _dispatch.name()
+    if name in _MOVED:
+        return _MOVED[name]
     raise AttributeError(f"module 'ragchunk' has no attribute {name!r}")

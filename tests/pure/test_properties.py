@@ -13,15 +13,15 @@ from collections.abc import Callable
 from hypothesis import given
 from hypothesis import strategies as st
 from ragchunk._pure import naive_merge_sources, num_tokens_from_string
-from ragchunk._pure.delimiters import (
+from ragchunk._pure.ragflow.delimiters import (
     legacy_delimiters,
     normalize_newlines,
     parse_delimiter_field,
     split_keeping_delimiters,
     v022_anchored_match,
 )
-from ragchunk._pure.merge import overlap_prefix
-from ragchunk._pure.positions import remove_tag
+from ragchunk._pure.ragflow.merge import overlap_prefix
+from ragchunk._pure.ragflow.positions import remove_tag
 
 TEXT_ALPHABET = "ab xyz\n\r\t。；！？.#@`-中文字😀\u200d"
 texts = st.text(alphabet=TEXT_ALPHABET, max_size=60)

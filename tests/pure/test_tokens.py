@@ -7,8 +7,8 @@ import sys
 import pytest
 import tiktoken
 import tiktoken_ext.openai_public as openai_public  # type: ignore[import-untyped]
-from ragchunk._pure import tokens
-from ragchunk._pure.tokens import (
+from ragchunk._pure import tokenizer as tokens
+from ragchunk._pure.tokenizer import (
     ENCODINGS,
     count_tokens,
     load_encoding,

@@ -10,8 +10,6 @@ from typing import Any
 import pytest
 from PIL import Image
 from ragchunk._pure import (
-    LazyImage,
-    concat_img,
     extract_positions,
     has_wrapped_delimiter,
     legacy_delimiters,
@@ -21,8 +19,9 @@ from ragchunk._pure import (
     parse_delimiter_field,
     remove_tag,
 )
-from ragchunk._pure.delimiters import backtick_tokens, v022_anchored_match
-from ragchunk._pure.merge import overlap_prefix
+from ragchunk._pure.ragflow.delimiters import backtick_tokens, v022_anchored_match
+from ragchunk._pure.ragflow.merge import overlap_prefix
+from ragchunk.ragflow.images import LazyImage, concat_img
 
 TAG = "@@3\t10.0\t200.5\t30.0\t45.5##"
 OLD = ["v0.26", "v0.23", "v0.22"]

@@ -1,23 +1,26 @@
-"""ragchunk's pure-Python backend.
+"""ragchunk's pure-Python backend: the fallback, and only that.
 
-A complete, independent implementation of the RAGFlow drop-ins, used when the
-compiled ``ragchunk._core`` is unavailable or ``RAGCHUNK_BACKEND=python``. It is
-also the executable reference that the Rust core is tested against, so it is
-written for clarity first.
+A complete, independent implementation of what the Rust core computes, used when the compiled
+``ragchunk._core`` is unavailable or ``RAGCHUNK_BACKEND=python``. It is also the executable
+reference the Rust core is tested against, so it is written for clarity first. It mirrors
+``rust/`` file for file, with the same function names:
 
-Modules:
-    tokens      built-in tiktoken encodings from the shipped vocabularies; RAGFlow's counter
-    positions   RAGFlow PDF position tags (``remove_tag``, ``extract_positions``)
-    delimiters  the delimiter field in each release's dialect, and splitting on it
-    merge       ``naive_merge`` / ``naive_merge_with_images`` for v0.22-v0.27 behaviour
-    images      RAGFlow's ``concat_img`` and a lazy image
+    tokenizer             built-in tiktoken encodings from the shipped vocabularies; RAGFlow's
+                          counter                                   (rust/tokenizer/)
+    ragflow/positions     RAGFlow PDF position tags                 (rust/ragflow/positions.rs)
+    ragflow/delimiters    the delimiter field in each release's dialect, and splitting on it
+                                                                    (rust/ragflow/delimiters.rs)
+    ragflow/merge         ``naive_merge`` for v0.22-v0.27 behaviour (rust/ragflow/merge/)
+    splitters/*           the general splitters and their packer    (rust/splitters/)
+
+Code that both backends run (argument checks, the JSON walk, image folding) lives outside
+this package.
 """
 
 from __future__ import annotations
 
-from .delimiters import has_wrapped_delimiter, legacy_delimiters, parse_delimiter_field
-from .images import LazyImage, concat_img
-from .merge import (
+from .ragflow.delimiters import has_wrapped_delimiter, legacy_delimiters, parse_delimiter_field
+from .ragflow.merge import (
     COMPATS,
     DEFAULT_DELIMITER,
     STRATEGIES,
@@ -27,15 +30,13 @@ from .merge import (
     normalize_image_texts,
     normalize_sections,
 )
-from .positions import extract_positions, remove_tag
-from .tokens import count_tokens, load_encoding, num_tokens_from_string
+from .ragflow.positions import extract_positions, remove_tag
+from .tokenizer import count_tokens, load_encoding, num_tokens_from_string
 
 __all__ = [
     "COMPATS",
     "DEFAULT_DELIMITER",
     "STRATEGIES",
-    "LazyImage",
-    "concat_img",
     "count_tokens",
     "extract_positions",
     "has_wrapped_delimiter",

@@ -1,0 +1,135 @@
+"""Sentence segmentation and packing (twin of ``rust/splitters/sentence.rs``, rule for rule)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .recursive import recursive_split, strip_range
+
+__all__ = ["ABBREVIATIONS", "SENTENCE_SEPARATORS", "sentence_split", "sentences"]
+
+ChunkTuple = tuple[int, int, int, "str | None"]
+Counter = Callable[[str], int]
+
+
+ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof sr jr st vs no nos fig figs al approx dept est vol vols pp cf ca jan feb "
+    "mar apr jun jul aug sep sept oct nov dec gen col capt lt sgt rev hon mt ave blvd univ eq eqs "
+    "ch sec resp viz ed eds".split()
+)
+_CJK_TERMINATORS = frozenset("。｡！？；．︒﹒﹖﹗")
+_LATIN_TERMINATORS = frozenset(".!?…‼⁇⁈⁉")
+_TERMINATORS = _CJK_TERMINATORS | _LATIN_TERMINATORS
+_CLOSERS = frozenset("\"'”’»›)]}」』）】〕〉》］｝〗")
+_OPENERS = frozenset("\"'“‘«‹([{「『（【")
+SENTENCE_SEPARATORS = ("; ", ": ", ", ", "，", "、", "：", " ", "")
+
+
+def _no_break_before_dot(word: str) -> bool:
+    word = word.lstrip("".join(_OPENERS))
+    if not word:
+        return False
+    if len(word) == 1 and word.isupper():
+        return True
+    if not word.isascii():
+        return False
+    lower = word.lower()
+    if lower in ABBREVIATIONS:
+        return True
+    return "." in lower and all(1 <= len(seg) <= 2 and seg.isalpha() for seg in lower.split("."))
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence spans (code points) of ``text``; see ``rust/splitters/sentence.rs``."""
+    n = len(text)
+    bounds: list[int] = []
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            bounds.append(i)
+            i += 1
+            continue
+        if c in _CJK_TERMINATORS:
+            j = i + 1
+            while j < n and text[j] in _TERMINATORS:
+                j += 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            bounds.append(j)
+            i = j
+            continue
+        if c in _LATIN_TERMINATORS:
+            j = i + 1
+            while j < n and text[j] in _TERMINATORS:
+                j += 1
+            single_dot = c == "." and j == i + 1
+            while j < n and text[j] in _CLOSERS:
+                j += 1
+            spaced = j == n or text[j].isspace()
+            k = j
+            while k < n and text[k].isspace() and text[k] != "\n":
+                k += 1
+            next_lower = k < n and text[k].islower()
+            breaks = spaced and not next_lower
+            if breaks and single_dot:
+                w = i
+                while w > 0 and not text[w - 1].isspace():
+                    w -= 1
+                breaks = not _no_break_before_dot(text[w:i])
+            if breaks:
+                bounds.append(j)
+            i = max(j, i + 1)
+            continue
+        i += 1
+    bounds.append(n)
+    out = []
+    prev = 0
+    for b in bounds:
+        if b <= prev:
+            continue
+        s, e = strip_range(text, prev, b)
+        if e > s:
+            out.append((s, e))
+        prev = b
+    return out
+
+
+def sentence_split(
+    text: str, chunk_size: int, overlap_sentences: int, count: Counter
+) -> list[ChunkTuple]:
+    """Whole sentences packed up to ``chunk_size``; see ``rust/splitters/sentence.rs``."""
+    seps = [(s, re.compile(re.escape(s))) for s in SENTENCE_SEPARATORS]
+    units: list[tuple[int, int, int]] = []
+    for s, e in sentences(text):
+        piece = text[s:e]
+        n = count(piece)
+        if n <= chunk_size:
+            units.append((s, e, n))
+            continue
+        for ps, pe, _, _ in recursive_split(piece, chunk_size, 0, seps, "end", True, count):
+            units.append((s + ps, s + pe, count(piece[ps:pe])))
+    out: list[ChunkTuple] = []
+    first = 0
+    while first < len(units):
+        last = first + 1
+        total = units[first][2]
+        while last < len(units) and total + units[last][2] <= chunk_size:
+            total += units[last][2]
+            last += 1
+        size = count(text[units[first][0] : units[last - 1][1]])
+        while size > chunk_size and last > first + 1:
+            last -= 1
+            size = count(text[units[first][0] : units[last - 1][1]])
+        out.append((units[first][0], units[last - 1][1], size, None))
+        if last >= len(units):
+            break
+        nxt, kept = last, 0
+        budget = max(0, chunk_size - units[last][2])
+        while kept < overlap_sentences and nxt > first + 1 and units[nxt - 1][2] <= budget:
+            budget -= units[nxt - 1][2]
+            nxt -= 1
+            kept += 1
+        first = nxt
+    return out

@@ -1,0 +1,239 @@
+"""What the size-aware splitters share: argument checks, chunk building, counting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._pure.splitters.packer import MdChunkRaw
+from ..core import dispatch
+from ..core.chunk import Chunk, Splitter, check_texts, check_workers
+from ..core.dispatch import reject_surrogates
+from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
+
+ChunkTuple = tuple[int, int, int, "str | None"]
+LENGTHS = ("tokens", "chars")
+
+
+def check_int(name: str, value: object, minimum: int) -> int:
+    """``value`` as an int >= ``minimum``, or TypeError/ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int, int]:
+    """``(chunk_size, chunk_overlap)`` validated: ``0 <= chunk_overlap < chunk_size``."""
+    size = check_int("chunk_size", chunk_size, 1)
+    overlap = check_int("chunk_overlap", chunk_overlap, 0)
+    if overlap >= size:
+        raise ValueError(f"chunk_overlap must be smaller than chunk_size, got {overlap} >= {size}")
+    return size, overlap
+
+
+def size_argument(
+    chunk_size: int | None, max_chunk_size: int | None, default: int | None = None
+) -> object:
+    """The size a chunker was given: ``chunk_size``, or its older spelling ``max_chunk_size``
+    (still accepted by the chunkers that used it)."""
+    if chunk_size is not None and max_chunk_size is not None:
+        raise TypeError("give chunk_size or max_chunk_size (its older name), not both")
+    size = chunk_size if chunk_size is not None else max_chunk_size
+    if size is None:
+        if default is None:
+            raise TypeError("chunk_size is required")
+        return default
+    return size
+
+
+def check_text(text: object, name: str = "text") -> str:
+    """``text`` if it is a str, else TypeError naming ``name``."""
+    if not isinstance(text, str):
+        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+    return text
+
+
+def check_parsed_text(text: object, name: str = "text") -> str:
+    """:func:`check_text` for the splitters that parse UTF-8 on both backends: a lone
+    surrogate is a ValueError naming ``name`` and the index."""
+    return reject_surrogates(check_text(text, name), name)
+
+
+def check_batch(texts: object, workers: object) -> list[str]:
+    """A batch's documents and ``workers`` validated."""
+    check_workers(workers)
+    return check_texts(texts)
+
+
+def to_chunks(text: str, tuples: Sequence[ChunkTuple]) -> list[Chunk]:
+    """Chunks from ``(start, end, size, joined)`` tuples: ``joined`` is None for a source
+    slice, else the chunk's own text (``metadata["rejoined"]``)."""
+    out = []
+    for s, e, n, joined in tuples:
+        if joined is None:
+            out.append(Chunk(text[s:e], s, e, n))
+        else:
+            out.append(Chunk(joined, s, e, n, {"rejoined": True}))
+    return out
+
+
+def measure(length: str, tokenizer: object) -> tuple[str | None, ResolvedTokenizer | None]:
+    """(built-in encoding name or None, resolved tokenizer or None for chars)."""
+    if length not in LENGTHS:
+        raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+    if length == "chars":
+        return None, None
+    resolved = resolve_tokenizer(tokenizer)
+    return resolved.builtin, resolved
+
+
+def pure_counter(resolved: ResolvedTokenizer | None) -> Callable[[str], int]:
+    """How the fallback counts: characters (``None``), a built-in encoding's
+    ``encode_ordinary`` (the Rust core's ``count_ordinary``: special-token text is plain
+    text), or the tokenizer's callable."""
+    if resolved is None:
+        return len
+    if resolved.builtin is not None:
+        from .._pure.tokenizer import load_encoding
+
+        encode = load_encoding(resolved.builtin).encode_ordinary
+        return lambda s: len(encode(s))
+    assert resolved.exact is not None
+    return resolved.exact
+
+
+class WindowSplitter(Splitter):
+    """What the two fixed-window splitters share: chunks are ``_tuples(text)`` slices."""
+
+    def _tuples(self, text: str) -> list[ChunkTuple]:
+        raise NotImplementedError
+
+    def split(self, text: str) -> list[Chunk]:
+        """Windows of ``text``; ``token_count`` is the window's size in the splitter's unit."""
+        text = check_text(text)
+        return to_chunks(text, self._tuples(text))
+
+    def split_text(self, text: str) -> list[str]:
+        """Just the window strings."""
+        text = check_text(text)
+        return [text[s:e] for s, e, _, _ in self._tuples(text)]
+
+
+class Measured(Splitter):
+    """Chunkers sized in tokens (a resolved tokenizer) or in characters (``length``)."""
+
+    length: str
+    tokenizer: Any
+    _tok: ResolvedTokenizer | None
+    _pure_count: Callable[[str], int] | None
+
+    def _set_length(self, length: str, tokenizer: Any) -> None:
+        """Validate ``length`` and resolve ``tokenizer`` (only used with ``"tokens"``)."""
+        if length not in LENGTHS:
+            raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        self.length = length
+        self.tokenizer = tokenizer
+        self._tok = resolve_tokenizer(tokenizer) if length == "tokens" else None
+        self._pure_count = None
+
+    def _count(self) -> Callable[[str], int]:
+        """How the pure-Python paths count (built once, on first use)."""
+        if self._pure_count is None:
+            self._pure_count = pure_counter(self._tok)
+        return self._pure_count
+
+
+class SectionSplitter(Measured):
+    """What MarkdownSplitter and HTMLSplitter share: arguments, counting, batch dispatch.
+
+    Subclasses give the heading-level parser, the core's one-document and batch functions
+    and how a result becomes chunks.
+    """
+
+    def __init__(
+        self,
+        chunk_size: int,
+        chunk_overlap: int,
+        headers_to_split_on: Sequence[str],
+        strip_headers: bool,
+        length: str,
+        tokenizer: Any,
+        parse_levels: Callable[[object], tuple[int, ...]],
+    ) -> None:
+        self.chunk_size = check_int("chunk_size", chunk_size, 1)
+        self.chunk_overlap = check_int("chunk_overlap", chunk_overlap, 0)
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(
+                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
+            )
+        self._levels = parse_levels(headers_to_split_on)
+        self.headers_to_split_on = tuple(headers_to_split_on)
+        if not isinstance(strip_headers, bool):
+            raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
+        self.strip_headers = strip_headers
+        self._set_length(length, tokenizer)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(chunk_size={self.chunk_size}, "
+            f"chunk_overlap={self.chunk_overlap}, "
+            f"headers_to_split_on={self.headers_to_split_on!r}, "
+            f"strip_headers={self.strip_headers}, length={self.length!r}, "
+            f"tokenizer={self.tokenizer!r})"
+        )
+
+    def _core_args(self) -> list[Any]:
+        """The arguments every core call takes after the text: sizes, levels, stripping."""
+        return [self.chunk_size, self.chunk_overlap, list(self._levels), self.strip_headers]
+
+    def _core_counter(self) -> tuple[str | None, Callable[[str], int] | None]:
+        """``(built-in encoding, Python counter)`` for the core: at most one is set."""
+        tok = self._tok
+        builtin = tok.builtin if tok is not None else None
+        return builtin, (tok.exact if tok is not None and builtin is None else None)
+
+    def _split_batch(
+        self,
+        texts: Sequence[str],
+        workers: int | None,
+        batch: str,
+        build: Callable[[str, Any], list[Chunk]],
+    ) -> list[list[Chunk]]:
+        """Validated documents run through the core's ``batch`` function in parallel (GIL
+        released), each result made into chunks by ``build(document, result)``; one
+        :meth:`split` after another on the fallback, or with a Python tokenizer (which needs
+        the GIL)."""
+        docs = self._docs(texts)
+        check_workers(workers)
+        tok = self._tok
+        rust = None
+        if tok is None or tok.builtin is not None:
+            builtin = tok.builtin if tok is not None else None
+
+            def rust(core: Any) -> list[list[Chunk]]:
+                results = getattr(core, batch)(docs, *self._core_args(), builtin, workers)
+                return [build(doc, result) for doc, result in zip(docs, results, strict=True)]
+
+        return dispatch.run(rust, lambda: [self.split(t) for t in docs])
+
+    @staticmethod
+    def _docs(texts: Sequence[str]) -> list[str]:
+        return [check_parsed_text(t, f"texts[{i}]") for i, t in enumerate(check_texts(texts))]
+
+
+def section_chunks(text: str, raw: list[MdChunkRaw], sections: list[list[str]]) -> list[Chunk]:
+    """Chunks of the packer's ``(start, end, size, section, prefix)`` results, with each
+    section's heading path (``metadata["headers"]``) and the repeated prefix, if any
+    (``metadata["added_prefix"]``)."""
+    out = []
+    for start, end, size, sec, prefix in raw:
+        meta: dict[str, Any] = {"headers": list(sections[sec])}
+        body = text[start:end]
+        if prefix is not None:
+            added = text[prefix[0] : prefix[1]] + "\n"
+            meta["added_prefix"] = added
+            body = added + body
+        out.append(Chunk(body, start, end, size, meta))
+    return out
