@@ -3,7 +3,7 @@
 //! Prints one line per round: seconds, chunks and total chunk bytes. Next to `tokbench bench`
 //! (count only) on the same files, it shows what the merge adds to counting.
 
-use ragchunk::merge::{naive_merge_texts, MergeOptions, Section};
+use ragchunk::ragflow::merge::{naive_merge_texts, MergeOptions, Section};
 use ragchunk::tokenizer::{EncodingName, RagflowCount, Tokenizer};
 use std::time::Instant;
 

@@ -3,8 +3,9 @@
 //! # Grammars
 //! One `tree-sitter-<lang>` crate per language, compiled from C by `cc` at build time and
 //! linked statically; nothing is downloaded at run time. Versions are pinned in `Cargo.toml`
-//! to the grammar wheels the pure-Python fallback uses (`python/ragchunk/_pure/code.py`), so
-//! both backends parse into the same tree and produce identical chunks.
+//! to the grammar wheels the pure-Python fallback uses
+//! (`python/ragchunk/_pure/splitters/code.py`), so both backends parse into the same tree and
+//! produce identical chunks.
 //!
 //! # Algorithm
 //! 1. Parse. Syntax errors are recovered by tree-sitter (ERROR / MISSING nodes); the walk
@@ -25,7 +26,7 @@
 //!    as a decorated/exported/templated definition) is fenced by *barriers*: its parts are
 //!    never packed with text before or after it. Within a wrapper the inner definition gets
 //!    no barrier of its own, so a decorator stays with its function's first chunk.
-//! 4. Between barriers, atoms are packed greedily by the Markdown splitter's packer
+//! 4. Between barriers, atoms are packed greedily by the structure-aware splitters' packer
 //!    ([`pack_spans`]): the longest run of whole atoms that fits; an atom over budget is cut
 //!    at lines, then sentence ends, then whitespace, then between characters.
 //! 5. Each chunk names the definitions it overlaps, innermost only, qualified by their
@@ -36,9 +37,11 @@ use std::collections::HashSet;
 
 use tree_sitter::{Language, Node, Parser};
 
-use super::markdown::pack_spans;
+use super::packer::pack_spans;
 use super::Span;
-use crate::counter::TokenCounter;
+use crate::text::boundaries::is_ascii_space;
+use crate::text::CharIndex;
+use crate::tokenizer::TokenCounter;
 
 /// A supported language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -223,12 +226,6 @@ fn is_leading(kind: &str) -> bool {
     kind.contains("comment") || kind == "attribute_item"
 }
 
-/// What is dropped around text between siblings: ASCII whitespace (a subset of Python's
-/// `str.isspace`, so "every non-whitespace character is covered" holds for both views).
-fn gap_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-}
-
 struct Unit<'t> {
     members: Vec<Node<'t>>,
     leading_only: bool,
@@ -346,10 +343,10 @@ fn definitions(root: Node<'_>, src: &[u8], lang: Lang) -> Vec<Def> {
 /// Adds `[a, b)` as an atom, ASCII whitespace trimmed (nodes can end in a newline; text
 /// between siblings is usually only whitespace).
 fn push_trimmed(cur: &mut Vec<(usize, usize)>, src: &[u8], mut a: usize, mut b: usize) {
-    while a < b && gap_ws(src[a]) {
+    while a < b && is_ascii_space(src[a]) {
         a += 1;
     }
-    while b > a && gap_ws(src[b - 1]) {
+    while b > a && is_ascii_space(src[b - 1]) {
         b -= 1;
     }
     if a < b {
@@ -529,10 +526,21 @@ fn with_lines(text: &str, spans: Vec<Span>, defs: &[Def]) -> Vec<CodeChunk> {
     out
 }
 
+/// `chunks` of `text` with code-point spans instead of byte spans (one pass over the text,
+/// [`CharIndex`]); sizes, symbols and lines unchanged. What the bindings hand to Python.
+pub fn chunks_in_chars(text: &str, mut chunks: Vec<CodeChunk>) -> Vec<CodeChunk> {
+    let index = CharIndex::new(text);
+    for c in &mut chunks {
+        c.span.start = index.char_offset(c.span.start);
+        c.span.end = index.char_offset(c.span.end);
+    }
+    chunks
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::splitters::CharCount;
+    use crate::text::CharCount;
 
     fn chunks(text: &str, lang: Lang, budget: usize) -> Vec<(String, Vec<String>, usize, usize)> {
         split_code(text, lang, budget, &CharCount)

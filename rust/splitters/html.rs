@@ -1,5 +1,5 @@
 //! HTML splitting: a WHATWG parse (html5ever), the DOM laid out as plain text and blocks,
-//! then the Markdown splitter's section and packing machinery ([`markdown::pack_blocks`]).
+//! then the packer the structure-aware splitters share ([`pack_blocks`]).
 //!
 //! # Why text offsets, not source offsets
 //! html5ever's tree has no source positions, and after error recovery (foster parenting,
@@ -7,7 +7,8 @@
 //! source. So chunks are spans of the **laid-out text** ([`layout_html`]), which both
 //! backends build identically from the same spec-defined tree (html5lib in the fallback).
 //!
-//! # Layout (mirrored line for line by `python/ragchunk/_pure/html.py`)
+//! # Layout
+//! Mirrored line for line by `python/ragchunk/_pure/splitters/html.py`.
 //! * The tree is walked in document order. Comments, doctypes and processing instructions
 //!   are ignored; elements named `script`, `style`, `template` or `noscript` (any namespace)
 //!   are dropped with their content (parsed with scripting disabled, so `noscript` content
@@ -27,7 +28,7 @@
 //!   between cells; other text found in the table outside cells becomes a row of its own.
 //!   The first row is a *header* when it is in `thead` or all its cells are `th`; a table
 //!   with a header and another row is a [`BlockKind::Table`] (cut at rows with the header
-//!   repeated, [`markdown::pack_blocks`] with one head line), otherwise a paragraph (cut at
+//!   repeated, [`pack_blocks`] with one head line), otherwise a paragraph (cut at
 //!   rows, nothing repeated).
 //! * Blocks are joined by `"\n\n"`; the text has no leading or trailing separator.
 //!
@@ -40,8 +41,10 @@ use html5ever::tendril::TendrilSink;
 use html5ever::{parse_document, ParseOpts};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 
-use super::markdown::{self, Block, BlockKind, MdOptions, MdOutput};
-use crate::counter::TokenCounter;
+use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
+use crate::text::boundaries::is_html_space;
+use crate::text::CharOffsets;
+use crate::tokenizer::TokenCounter;
 
 const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
@@ -99,10 +102,6 @@ pub const BLOCK: &[&str] = &[
 /// Elements dropped with their content, in any namespace.
 pub const DROPPED: &[&str] = &["noscript", "script", "style", "template"];
 
-fn is_html_ws(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{0c}')
-}
-
 /// What the walks need to know about a node: its text, or an element's namespace and name.
 enum Kind<'a> {
     Text(String),
@@ -139,7 +138,7 @@ struct Collapser {
 impl Collapser {
     fn text(&mut self, t: &str) {
         for c in t.chars() {
-            if is_html_ws(c) {
+            if is_html_space(c) {
                 self.pending = true;
             } else {
                 if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
@@ -222,7 +221,7 @@ fn raw_text(node: &Handle) -> String {
             Kind::Other => {}
         }
     }
-    let t = out.trim_start_matches('\n').trim_end_matches(is_html_ws);
+    let t = out.trim_start_matches('\n').trim_end_matches(is_html_space);
     t.to_owned()
 }
 
@@ -422,24 +421,24 @@ pub fn layout_html(html: &str) -> Layout {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HtmlOutput {
     pub text: String,
-    pub out: MdOutput,
+    pub out: PackOutput,
 }
 
 /// Splits an HTML document: layout, then sections and packing as in Markdown (a table's
 /// header is its first row).
 pub fn split_html<C: TokenCounter>(
     html: &str,
-    opts: &MdOptions,
+    opts: &PackOptions,
     counter: &C,
 ) -> Result<HtmlOutput, C::Error> {
     let layout = layout_html(html);
     let out = if layout.blocks.is_empty() {
-        MdOutput {
+        PackOutput {
             chunks: Vec::new(),
             sections: Vec::new(),
         }
     } else {
-        markdown::pack_blocks(&layout.text, &layout.blocks, opts, 1, counter)?
+        pack_blocks(&layout.text, &layout.blocks, opts, 1, counter)?
     };
     Ok(HtmlOutput {
         text: layout.text,
@@ -447,11 +446,60 @@ pub fn split_html<C: TokenCounter>(
     })
 }
 
+impl HtmlOutput {
+    /// The same result with code-point offsets into [`HtmlOutput::text`] (see
+    /// [`PackOutput::in_chars`]).
+    pub fn in_chars(self) -> HtmlOutput {
+        let out = self.out.in_chars(&self.text);
+        HtmlOutput {
+            text: self.text,
+            out,
+        }
+    }
+}
+
+/// One block of a layout as `TitleTreeChunker(title_source="html")` reads it: its span of
+/// the laid-out text in code points, and for a heading its level and text (`0` and `""`
+/// for every other block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleBlock {
+    pub start: usize,
+    pub end: usize,
+    pub level: usize,
+    pub title: String,
+}
+
+/// The blocks of `layout` as [`TitleBlock`]s, in order.
+pub fn title_blocks(layout: &Layout) -> Vec<TitleBlock> {
+    let mut at = CharOffsets::new(&layout.text);
+    layout
+        .blocks
+        .iter()
+        .map(|b| {
+            let (start, end) = (at.char_offset(b.start), at.char_offset(b.end));
+            match &b.kind {
+                BlockKind::Heading { level, text } => TitleBlock {
+                    start,
+                    end,
+                    level: *level,
+                    title: text.clone(),
+                },
+                _ => TitleBlock {
+                    start,
+                    end,
+                    level: 0,
+                    title: String::new(),
+                },
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::markdown::tests::opts;
-    use super::super::CharCount;
     use super::*;
+    use crate::text::CharCount;
 
     fn chunks(html: &str, size: usize) -> Vec<(String, Vec<String>)> {
         let r = split_html(html, &opts(size), &CharCount).unwrap();
@@ -556,5 +604,28 @@ mod tests {
         );
         let deep = "<div>".repeat(3_000) + "deep";
         assert_eq!(layout_html(&deep).text, "deep");
+    }
+
+    #[test]
+    fn title_blocks_are_in_code_points() {
+        let layout = layout_html("<h2>Tïtle</h2><p>é中</p>");
+        assert_eq!(layout.text, "Tïtle\n\né中");
+        assert_eq!(
+            title_blocks(&layout),
+            [
+                TitleBlock {
+                    start: 0,
+                    end: 5,
+                    level: 2,
+                    title: "Tïtle".into()
+                },
+                TitleBlock {
+                    start: 7,
+                    end: 9,
+                    level: 0,
+                    title: String::new()
+                },
+            ]
+        );
     }
 }

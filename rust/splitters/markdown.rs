@@ -9,97 +9,27 @@
 //! implement the same small line-based scanner with the same rules (CommonMark's for ATX and
 //! setext headings, fences, thematic breaks and indented code; GFM's for tables; a simplified
 //! rule for list extent), documented on [`scan_blocks`] and mirrored line for line in
-//! `python/ragchunk/_pure/structured.py`. Inline syntax never matters for where a chunk may
-//! be cut, and everything is decided on ASCII bytes at line starts, so byte and code-point
-//! views agree.
+//! `python/ragchunk/_pure/splitters/markdown.py`. Inline syntax never matters for where a
+//! chunk may be cut, and everything is decided on ASCII bytes at line starts, so byte and
+//! code-point views agree.
 //!
 //! # Chunking
-//! 1. The document is cut into *sections* at the headings whose level is in
-//!    `headers_to_split_on`; each section knows its heading path (`headers`).
-//! 2. Within a section, whole blocks are packed greedily (largest prefix that fits, found by
-//!    galloping then binary search on the exact count of the source span).
-//! 3. A block that alone exceeds the budget is cut at line boundaries (a table at row
-//!    boundaries, the header and delimiter rows repeated in front of every continuation
-//!    chunk: [`MdChunk::prefix`]); a line still too long at sentence ends, then at
-//!    whitespace, then between characters. One character over budget is emitted alone.
-//! 4. With `overlap > 0`, a chunk starts with the trailing whole blocks of the previous chunk
-//!    of the same section that fit in `overlap` (never the whole previous chunk).
+//! The blocks go to the packer the structure-aware splitters share ([`super::packer`]):
+//! sections at the headings whose level is in `headers_to_split_on`, whole blocks packed
+//! greedily, an oversized block cut at lines (a list between its items, a table at rows with
+//! the header and delimiter rows repeated in front of every continuation chunk), then at
+//! sentence ends, whitespace and characters; overlap in whole trailing blocks.
 
-use super::Span;
-use crate::counter::TokenCounter;
-
-/// Kinds of block the scanner recognises.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BlockKind {
-    /// YAML/TOML-ish front matter between `---` lines at the very start.
-    FrontMatter,
-    /// ATX (`## Title`) or setext (`Title\n===`) heading.
-    Heading { level: usize, text: String },
-    /// Fenced code block (an unclosed fence runs to the end of the document).
-    Fence,
-    /// Indented code block.
-    IndentedCode,
-    /// HTML block of CommonMark types 1-5 (`<script>`/`<pre>`/`<style>`/`<textarea>`,
-    /// comment, processing instruction, declaration, CDATA): runs to its end marker, across
-    /// blank lines (unclosed, to the last non-blank line of the document).
-    Html,
-    /// GFM table: header row, delimiter row, body rows.
-    Table,
-    /// A list (all its items and their indented continuation).
-    List,
-    /// Block quote.
-    Quote,
-    /// Thematic break.
-    Break,
-    /// Anything else: a paragraph.
-    Paragraph,
-}
-
-/// One block: lines `first..=last` and the byte span they cover (line terminators excluded
-/// at the end).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block {
-    pub kind: BlockKind,
-    pub first: usize,
-    pub last: usize,
-    pub start: usize,
-    pub end: usize,
-}
-
-/// A Markdown chunk: the span, its section, and the repeated table header it starts with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MdChunk {
-    pub span: Span,
-    /// Index into [`MdOutput::sections`].
-    pub section: usize,
-    /// Byte range of text *added* in front of `span` (a table's header and delimiter rows,
-    /// followed by one `"\n"`), for continuation chunks of a split table.
-    pub prefix: Option<(usize, usize)>,
-}
-
-/// Result of [`split_markdown`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MdOutput {
-    pub chunks: Vec<MdChunk>,
-    /// Heading path of each section.
-    pub sections: Vec<Vec<String>>,
-}
-
-/// Options of [`split_markdown`].
-#[derive(Debug, Clone)]
-pub struct MdOptions {
-    pub chunk_size: usize,
-    pub overlap: usize,
-    /// Heading levels (1..=6) that start a new section.
-    pub split_levels: [bool; 7],
-    /// Leave the section headings out of the chunk text (they stay in `headers`).
-    pub strip_headers: bool,
-}
+use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
+use crate::text::boundaries::{is_blank_line, is_markdown_space};
+use crate::tokenizer::TokenCounter;
 
 // ------------------------------------------------------------------------------------------
 // line predicates (ASCII decisions only)
 
-fn lines_of(text: &str) -> Vec<(usize, usize)> {
+/// The lines of `text` as byte spans: a line ends at `\n`, and a `\r` before it is not part
+/// of the line (the packer cuts oversized blocks at these lines too).
+pub(super) fn lines_of(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
@@ -117,10 +47,6 @@ fn lines_of(text: &str) -> Vec<(usize, usize)> {
         }
     }
     out
-}
-
-fn is_blank(s: &[u8]) -> bool {
-    s.iter().all(|&c| c == b' ' || c == b'\t')
 }
 
 /// Leading indentation in columns (a tab counts 4) and the rest after it.
@@ -141,10 +67,10 @@ fn indent(s: &[u8]) -> (usize, &[u8]) {
 fn strip(s: &[u8]) -> &[u8] {
     let mut a = 0;
     let mut b = s.len();
-    while a < b && (s[a] == b' ' || s[a] == b'\t') {
+    while a < b && is_markdown_space(s[a]) {
         a += 1;
     }
-    while b > a && (s[b - 1] == b' ' || s[b - 1] == b'\t') {
+    while b > a && is_markdown_space(s[b - 1]) {
         b -= 1;
     }
     &s[a..b]
@@ -196,7 +122,7 @@ fn fence_open(s: &[u8]) -> Option<(u8, usize)> {
 fn fence_close(s: &[u8], c: u8, n: usize) -> bool {
     let (ind, t) = indent(s);
     let m = run(t, c);
-    ind < 4 && m >= n && is_blank(&t[m..])
+    ind < 4 && m >= n && is_blank_line(&t[m..])
 }
 
 fn thematic(s: &[u8]) -> bool {
@@ -404,15 +330,15 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
     }
     while i < n {
         let s = lines[i];
-        if is_blank(s) {
+        if is_blank_line(s) {
             i += 1;
             continue;
         }
         if indent(s).0 >= 4 {
             let mut last = i;
             let mut j = i + 1;
-            while j < n && (is_blank(lines[j]) || indent(lines[j]).0 >= 4) {
-                if !is_blank(lines[j]) {
+            while j < n && (is_blank_line(lines[j]) || indent(lines[j]).0 >= 4) {
+                if !is_blank_line(lines[j]) {
                     last = j;
                 }
                 j += 1;
@@ -424,16 +350,24 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
         if let Some((c, len)) = fence_open(s) {
             let close = (i + 1..n).find(|&k| fence_close(lines[k], c, len));
             // Unclosed: runs to the last non-blank line of the document.
-            let last =
-                close.unwrap_or_else(|| (i..n).rev().find(|&k| !is_blank(lines[k])).unwrap_or(i));
+            let last = close.unwrap_or_else(|| {
+                (i..n)
+                    .rev()
+                    .find(|&k| !is_blank_line(lines[k]))
+                    .unwrap_or(i)
+            });
             push(BlockKind::Fence, i, last);
             i = last + 1;
             continue;
         }
         if let Some(kind) = html_open(s) {
             let close = (i..n).find(|&k| html_close(lines[k], kind));
-            let last =
-                close.unwrap_or_else(|| (i..n).rev().find(|&k| !is_blank(lines[k])).unwrap_or(i));
+            let last = close.unwrap_or_else(|| {
+                (i..n)
+                    .rev()
+                    .find(|&k| !is_blank_line(lines[k]))
+                    .unwrap_or(i)
+            });
             push(BlockKind::Html, i, last);
             i = last + 1;
             continue;
@@ -459,9 +393,9 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
             let mut last = i;
             let mut j = i + 1;
             while j < n {
-                if is_blank(lines[j]) {
+                if is_blank_line(lines[j]) {
                     let mut k = j;
-                    while k < n && is_blank(lines[k]) {
+                    while k < n && is_blank_line(lines[k]) {
                         k += 1;
                     }
                     if k < n && (indent(lines[k]).0 >= 2 || list_marker(lines[k]) == Some(marker)) {
@@ -490,7 +424,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
         if table_start(&lines, i) {
             let mut j = i + 2;
             while j < n
-                && !is_blank(lines[j])
+                && !is_blank_line(lines[j])
                 && atx(lines[j]).is_none()
                 && fence_open(lines[j]).is_none()
                 && html_open(lines[j]).is_none()
@@ -503,7 +437,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
         }
         if quote(s) {
             let mut j = i + 1;
-            while j < n && !is_blank(lines[j]) {
+            while j < n && !is_blank_line(lines[j]) {
                 j += 1;
             }
             push(BlockKind::Quote, i, j - 1);
@@ -514,7 +448,7 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
         let mut heading = None;
         while j < n {
             let l = lines[j];
-            if is_blank(l) {
+            if is_blank_line(l) {
                 break;
             }
             if let Some(level) = setext(l) {
@@ -555,86 +489,9 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
     blocks
 }
 
-// ------------------------------------------------------------------------------------------
-// packing
-
-/// The whitespace of sentence and word splitting. Spelled out because Rust's
-/// `char::is_whitespace` and Python's `str.isspace` disagree on a few code points.
-pub fn is_ws(c: char) -> bool {
-    matches!(
-        c,
-        ' ' | '\t' | '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{a0}' | '\u{3000}'
-    )
-}
-
-fn trim_end_ws(text: &str, s: usize, mut e: usize) -> usize {
-    while e > s {
-        let c = text[..e].chars().next_back().unwrap_or(' ');
-        if !is_ws(c) {
-            break;
-        }
-        e -= c.len_utf8();
-    }
-    e
-}
-
-/// Sub-units of span `(s, e)` at `level`: 1 lines, 2 sentences, 3 words, 4 characters.
-/// Units are non-empty, in order, and trimmed of trailing whitespace.
-fn sub_units(text: &str, s: usize, e: usize, level: u8) -> Vec<(usize, usize)> {
-    let piece = &text[s..e];
-    let mut out = Vec::new();
-    match level {
-        1 => {
-            for (a, b) in lines_of(piece) {
-                if !is_blank(&piece.as_bytes()[a..b]) {
-                    out.push((s + a, s + b));
-                }
-            }
-        }
-        2 | 3 => {
-            let mut start = 0;
-            let mut it = piece.char_indices().peekable();
-            while let Some((i, c)) = it.next() {
-                let next = it.peek().map(|&(_, n)| n);
-                let cut = if level == 2 {
-                    matches!(c, '。' | '！' | '？' | '；')
-                        || (matches!(c, '.' | '!' | '?') && next.map_or(true, is_ws))
-                } else {
-                    is_ws(c) && matches!(next, Some(n) if !is_ws(n))
-                };
-                if cut {
-                    let mut end = i + c.len_utf8();
-                    while let Some(&(j, n)) = it.peek() {
-                        if !is_ws(n) {
-                            break;
-                        }
-                        end = j + n.len_utf8();
-                        it.next();
-                    }
-                    let t = trim_end_ws(piece, start, end);
-                    if t > start {
-                        out.push((s + start, s + t));
-                    }
-                    start = end;
-                }
-            }
-            let t = trim_end_ws(piece, start, piece.len());
-            if t > start {
-                out.push((s + start, s + t));
-            }
-        }
-        _ => {
-            for (i, c) in piece.char_indices() {
-                out.push((s + i, s + i + c.len_utf8()));
-            }
-        }
-    }
-    out
-}
-
 /// The items of the list block spanning `(s, e)`: each runs from a line starting an item at
 /// the list's own indentation (or less) to its last non-blank line, nested items included.
-fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
+pub(super) fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
     let piece = &text.as_bytes()[s..e];
     let lines = lines_of(&text[s..e]);
     let base = indent(&piece[lines[0].0..lines[0].1]).0;
@@ -643,7 +500,7 @@ fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
         let l = &piece[a..b];
         if j == 0 || (list_item(l) && indent(l).0 <= base) {
             out.push((s + a, s + b));
-        } else if !is_blank(l) {
+        } else if !is_blank_line(l) {
             if let Some(last) = out.last_mut() {
                 last.1 = s + b;
             }
@@ -652,271 +509,15 @@ fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
     out
 }
 
-/// Marks the units of a cut list as list items (see [`Packer::split_unit`]).
-static LIST_ITEM: BlockKind = BlockKind::List;
-
-struct Packer<'a, C> {
-    text: &'a str,
-    budget: usize,
-    counter: &'a C,
-    section: usize,
-    out: Vec<MdChunk>,
-    buf: String,
-    /// Lines of a [`BlockKind::Table`] that form its header (repeated in front of every
-    /// continuation chunk): 2 in Markdown (header + delimiter row), 1 in HTML.
-    head_lines: usize,
-}
-
-impl<C: TokenCounter> Packer<'_, C> {
-    fn size(
-        &mut self,
-        prefix: Option<(usize, usize)>,
-        s: usize,
-        e: usize,
-    ) -> Result<usize, C::Error> {
-        match prefix {
-            None => self.counter.count(&self.text[s..e]),
-            Some((a, b)) => {
-                self.buf.clear();
-                self.buf.push_str(&self.text[a..b]);
-                self.buf.push('\n');
-                self.buf.push_str(&self.text[s..e]);
-                let buf = std::mem::take(&mut self.buf);
-                let n = self.counter.count(&buf);
-                self.buf = buf;
-                n
-            }
-        }
-    }
-
-    /// Largest `k >= min` with units `i..i+k` within budget, or `None` when even `min`
-    /// units do not fit. The search starts from an estimate — the most units whose
-    /// *separate* counts (`sums`, prefix sums) fit — verified by exact counts of the span:
-    /// up from a fitting estimate by galloping, down from a failing one by binary search.
-    ///
-    /// Performance note: galloping from `min` alone re-counted ~25x the text (each probe
-    /// counts a span up to twice the budget; 2.5 MB/s on the corpus at 512 tokens). Counting
-    /// every unit once and starting from the estimate needs ~2-3 span counts per chunk.
-    fn longest_fit(
-        &mut self,
-        units: &[(usize, usize)],
-        i: usize,
-        min: usize,
-        prefix: Option<(usize, usize)>,
-        sums: Option<&[usize]>,
-    ) -> Result<Option<(usize, usize)>, C::Error> {
-        let n = units.len() - i;
-        let start = units[i].0;
-        let mut est = min;
-        if let Some(ps) = sums {
-            let (mut lo, mut hi) = (min, n);
-            while lo < hi {
-                let mid = (lo + hi).div_ceil(2);
-                if ps[i + mid] - ps[i] <= self.budget {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            est = lo;
-        }
-        let (mut good, mut good_size) = (0, 0);
-        let mut bad = None;
-        if est > min {
-            let sz = self.size(prefix, start, units[i + est - 1].1)?;
-            if sz <= self.budget {
-                (good, good_size) = (est, sz);
-            } else {
-                bad = Some(est);
-            }
-        }
-        if good == 0 {
-            let sz = self.size(prefix, start, units[i + min - 1].1)?;
-            if sz > self.budget {
-                return Ok(None);
-            }
-            (good, good_size) = (min, sz);
-        }
-        if bad.is_none() {
-            let mut step = 1;
-            while good < n {
-                let k = (good + step).min(n);
-                let sz = self.size(prefix, start, units[i + k - 1].1)?;
-                if sz <= self.budget {
-                    (good, good_size) = (k, sz);
-                    step *= 2;
-                } else {
-                    bad = Some(k);
-                    break;
-                }
-            }
-        }
-        if let Some(mut bad) = bad {
-            while bad - good > 1 {
-                let mid = (good + bad) / 2;
-                let sz = self.size(prefix, start, units[i + mid - 1].1)?;
-                if sz <= self.budget {
-                    (good, good_size) = (mid, sz);
-                } else {
-                    bad = mid;
-                }
-            }
-        }
-        Ok(Some((good, good_size)))
-    }
-
-    fn emit(&mut self, s: usize, e: usize, size: usize, prefix: Option<(usize, usize)>) {
-        self.out.push(MdChunk {
-            span: Span {
-                start: s,
-                end: e,
-                size,
-            },
-            section: self.section,
-            prefix,
-        });
-    }
-
-    /// Packs `units` (non-empty spans in order). `level` is the level the units are at (0 =
-    /// blocks); an oversize unit is cut at the next level. `prefix` (a table header) goes in
-    /// front of every chunk not starting with unit 0. Overlap applies at level 0 only.
-    fn pack(
-        &mut self,
-        units: &[(usize, usize)],
-        level: u8,
-        kinds: Option<&[&BlockKind]>,
-        prefix: Option<(usize, usize)>,
-        overlap: usize,
-    ) -> Result<(), C::Error> {
-        // Separate counts of the units (not for characters: one count per character would
-        // cost more than the galloping it saves).
-        let sums = if level < 4 {
-            let mut ps = Vec::with_capacity(units.len() + 1);
-            ps.push(0);
-            for &(s, e) in units {
-                let c = self.counter.count(&self.text[s..e])?;
-                ps.push(ps[ps.len() - 1] + c);
-            }
-            Some(ps)
-        } else {
-            None
-        };
-        let mut i = 0;
-        let mut carried = 0; // units at the front of the next chunk that repeat as overlap
-        while i < units.len() {
-            let pre = if i > 0 { prefix } else { None };
-            let fit = self.longest_fit(units, i, carried + 1, pre, sums.as_deref())?;
-            let (k, size) = match fit {
-                Some(f) => f,
-                None if carried > 0 => {
-                    i += 1;
-                    carried -= 1;
-                    continue;
-                }
-                None => {
-                    self.split_unit(units, i, level, kinds, pre)?;
-                    i += 1;
-                    continue;
-                }
-            };
-            let (s, e) = (units[i].0, units[i + k - 1].1);
-            self.emit(s, e, size, pre);
-            let end = i + k;
-            carried = 0;
-            if overlap > 0 && level == 0 && end < units.len() {
-                let mut j = end - 1;
-                while j > i && self.size(None, units[j].0, units[end - 1].1)? <= overlap {
-                    j -= 1;
-                    carried += 1;
-                }
-            }
-            i = end - carried;
-        }
-        Ok(())
-    }
-
-    fn split_unit(
-        &mut self,
-        units: &[(usize, usize)],
-        i: usize,
-        level: u8,
-        kinds: Option<&[&BlockKind]>,
-        pre: Option<(usize, usize)>,
-    ) -> Result<(), C::Error> {
-        let (s, e) = units[i];
-        if level >= 4 {
-            // One character over budget: emitted alone (documented overflow).
-            let size = self.size(pre, s, e)?;
-            self.emit(s, e, size, pre);
-            return Ok(());
-        }
-        let kind = kinds.map(|k| k[i]);
-        if kind == Some(&BlockKind::List) {
-            // A list is cut between its items first (level 1, marked as items), an item too
-            // big for the budget then between its lines (still level 1, unmarked).
-            if level == 0 {
-                let items = list_items(self.text, s, e);
-                if items.len() > 1 {
-                    let marks = vec![&LIST_ITEM; items.len()];
-                    return self.pack(&items, 1, Some(&marks), None, 0);
-                }
-            }
-            let lines = sub_units(self.text, s, e, 1);
-            return self.pack(&lines, 1, None, None, 0);
-        }
-        let is_table = level == 0 && kind == Some(&BlockKind::Table);
-        let sub = sub_units(self.text, s, e, level + 1);
-        let hl = self.head_lines.max(1);
-        if is_table && sub.len() > hl {
-            // The header lines (Markdown: header + delimiter rows) form the first unit and are
-            // repeated in front of every continuation chunk, unless they would take more than
-            // half the budget.
-            let head = (sub[0].0, sub[hl - 1].1);
-            let mut rows = vec![head];
-            rows.extend_from_slice(&sub[hl..]);
-            let p = if self.size(None, head.0, head.1)? * 2 <= self.budget {
-                Some(head)
-            } else {
-                None
-            };
-            return self.pack(&rows, 1, None, p, 0);
-        }
-        self.pack(&sub, level + 1, None, None, 0)
-    }
-}
-
-/// Packs `units` (non-empty byte spans of `text`, in order) into spans of at most `budget`:
-/// the largest run of whole units that fits; a unit over budget is cut at the next `level`
-/// (2 sentences, 3 whitespace, 4 characters). Shared with the title-tree chunker.
-pub fn pack_spans<C: TokenCounter>(
-    text: &str,
-    units: &[(usize, usize)],
-    level: u8,
-    budget: usize,
-    counter: &C,
-) -> Result<Vec<Span>, C::Error> {
-    let mut packer = Packer {
-        text,
-        budget: budget.max(1),
-        counter,
-        section: 0,
-        out: Vec::new(),
-        buf: String::new(),
-        head_lines: 2,
-    };
-    packer.pack(units, level, None, None, 0)?;
-    Ok(packer.out.into_iter().map(|c| c.span).collect())
-}
-
 /// Splits Markdown `text` into chunks of at most `opts.chunk_size` (in `counter`'s unit),
 /// cutting at the structure described in the module docs.
 pub fn split_markdown<C: TokenCounter>(
     text: &str,
-    opts: &MdOptions,
+    opts: &PackOptions,
     counter: &C,
-) -> Result<MdOutput, C::Error> {
+) -> Result<PackOutput, C::Error> {
     if text.is_empty() {
-        return Ok(MdOutput {
+        return Ok(PackOutput {
             chunks: Vec::new(),
             sections: Vec::new(),
         });
@@ -925,102 +526,18 @@ pub fn split_markdown<C: TokenCounter>(
     pack_blocks(text, &blocks, opts, 2, counter)
 }
 
-/// Sections at the headings of `opts.split_levels`, then packing of each section's blocks
-/// (see the module docs). `blocks` are in order, non-overlapping, non-empty spans of `text`;
-/// `head_lines` is how many lines of a [`BlockKind::Table`] are its repeated header. Shared
-/// with the HTML splitter, which lays its DOM out as text and blocks.
-pub fn pack_blocks<C: TokenCounter>(
-    text: &str,
-    blocks: &[Block],
-    opts: &MdOptions,
-    head_lines: usize,
-    counter: &C,
-) -> Result<MdOutput, C::Error> {
-    let mut out = MdOutput {
-        chunks: Vec::new(),
-        sections: Vec::new(),
-    };
-    let mut packer = Packer {
-        text,
-        budget: opts.chunk_size.max(1),
-        counter,
-        section: 0,
-        out: Vec::new(),
-        buf: String::new(),
-        head_lines,
-    };
-    let mut stack: Vec<(usize, String)> = Vec::new();
-    let mut sec_start = 0;
-    let mut sections: Vec<(Vec<String>, usize, usize)> = Vec::new(); // (path, blocks a..b)
-    for (bi, blk) in blocks.iter().enumerate() {
-        if let BlockKind::Heading { level, text: t } = &blk.kind {
-            if opts.split_levels[*level] {
-                sections.push((stack.iter().map(|x| x.1.clone()).collect(), sec_start, bi));
-                while stack.last().is_some_and(|x| x.0 >= *level) {
-                    stack.pop();
-                }
-                stack.push((*level, t.clone()));
-                sec_start = bi;
-            }
-        }
-    }
-    sections.push((
-        stack.iter().map(|x| x.1.clone()).collect(),
-        sec_start,
-        blocks.len(),
-    ));
-    for (path, a, b) in sections {
-        let mut sel: Vec<&Block> = blocks[a..b].iter().collect();
-        // A heading is stripped only when its section has other content: an empty section
-        // keeps its heading as text, otherwise the heading would be in no chunk at all.
-        if opts.strip_headers && sel.len() > 1 {
-            if let Some(BlockKind::Heading { level, .. }) = sel.first().map(|b| &b.kind) {
-                if opts.split_levels[*level] {
-                    sel.remove(0);
-                }
-            }
-        }
-        if sel.is_empty() && path.is_empty() {
-            continue;
-        }
-        packer.section = out.sections.len();
-        out.sections.push(path);
-        let units: Vec<(usize, usize)> = sel.iter().map(|b| (b.start, b.end)).collect();
-        let kinds: Vec<&BlockKind> = sel.iter().map(|b| &b.kind).collect();
-        packer.pack(&units, 0, Some(&kinds), None, opts.overlap)?;
-    }
-    // Drop sections that produced no chunk so indexes stay dense and meaningful.
-    let mut used = vec![false; out.sections.len()];
-    for c in &packer.out {
-        used[c.section] = true;
-    }
-    let mut remap = vec![0; out.sections.len()];
-    let mut kept = Vec::new();
-    for (i, sec) in out.sections.into_iter().enumerate() {
-        if used[i] {
-            remap[i] = kept.len();
-            kept.push(sec);
-        }
-    }
-    out.sections = kept;
-    out.chunks = packer.out;
-    for c in &mut out.chunks {
-        c.section = remap[c.section];
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::CharCount;
     use super::*;
+    use crate::text::CharCount;
+    use BlockKind::*;
 
     /// Options for tests: `size` budget, no overlap, cut at h1-h3, headings kept (the HTML
     /// splitter's tests share it).
-    pub(crate) fn opts(size: usize) -> MdOptions {
+    pub(crate) fn opts(size: usize) -> PackOptions {
         let mut levels = [false; 7];
         levels[1..=3].iter_mut().for_each(|l| *l = true);
-        MdOptions {
+        PackOptions {
             chunk_size: size,
             overlap: 0,
             split_levels: levels,
@@ -1028,7 +545,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn texts(text: &str, o: &MdOptions) -> Vec<(String, Vec<String>)> {
+    fn texts(text: &str, o: &PackOptions) -> Vec<(String, Vec<String>)> {
         let out = split_markdown(text, o, &CharCount).unwrap();
         out.chunks
             .iter()
@@ -1053,7 +570,6 @@ pub(crate) mod tests {
             text: "T".into(),
         };
         // "Sub" is a lazy continuation of the list; the "---" after it is a thematic break.
-        use BlockKind::*;
         assert_eq!(
             kinds,
             vec![FrontMatter, h, Paragraph, Fence, Table, List, Break]
@@ -1111,7 +627,6 @@ pub(crate) mod tests {
             .into_iter()
             .map(|b| (b.kind, b.first, b.last))
             .collect();
-        use BlockKind::*;
         assert_eq!(
             kinds,
             vec![
@@ -1134,7 +649,6 @@ pub(crate) mod tests {
             .into_iter()
             .map(|b| (b.kind, b.first, b.last))
             .collect();
-        use BlockKind::*;
         assert_eq!(
             spans,
             vec![(List, 0, 1), (List, 3, 5), (List, 6, 8), (List, 9, 9)]

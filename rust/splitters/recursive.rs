@@ -27,7 +27,9 @@
 use memchr::memmem;
 use regex::Regex;
 
-use crate::counter::TokenCounter;
+use crate::text::boundaries::py_strip;
+use crate::text::{CharIndex, IndexedCharCount};
+use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 
 /// Where a matched separator goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,23 +129,6 @@ pub struct RecursiveChunk {
     pub joined: Option<String>,
 }
 
-/// Python's `str.isspace()`: Unicode `White_Space` plus U+001C..U+001F (bidi classes B/S),
-/// which is what `str.strip()` removes.
-pub fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-/// `text.strip()` as a byte sub-range of `text`.
-pub fn py_strip(text: &str) -> (usize, usize) {
-    let trimmed_start = text.len() - text.trim_start_matches(py_isspace).len();
-    let end = text.trim_end_matches(py_isspace).len();
-    if end <= trimmed_start {
-        (trimmed_start, trimmed_start)
-    } else {
-        (trimmed_start, end)
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Piece {
     start: usize,
@@ -175,6 +160,64 @@ pub fn split<C: TokenCounter>(
         run.split_range(0, text.len(), &cfg.separators)?;
     }
     Ok(run.out)
+}
+
+/// One chunk as the bindings return it: code-point offsets, the chunk's own size, and
+/// LangChain's text when it is not `source[start..end]` (see [`RecursiveChunk::joined`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeasuredChunk {
+    pub start: usize,
+    pub end: usize,
+    pub size: usize,
+    pub joined: Option<String>,
+}
+
+/// [`split`] with code-point offsets. `with_counts`: measure each chunk's own text (for
+/// `Chunk.token_count`); `split_text` does not need it and skips the extra tokenizer pass
+/// (sizes are then 0). `index` is the text's [`CharIndex`] (the chars unit measures with it
+/// too).
+pub fn split_measured<C: TokenCounter>(
+    index: &CharIndex<'_>,
+    cfg: &RecursiveConfig,
+    counter: &C,
+    with_counts: bool,
+) -> Result<Vec<MeasuredChunk>, C::Error> {
+    let text = index.text();
+    let chunks = split(text, cfg, counter)?;
+    let mut out = Vec::with_capacity(chunks.len());
+    for RecursiveChunk { start, end, joined } in chunks {
+        let size = if with_counts {
+            counter.count(joined.as_deref().unwrap_or(&text[start..end]))?
+        } else {
+            0
+        };
+        out.push(MeasuredChunk {
+            start: index.char_offset(start),
+            end: index.char_offset(end),
+            size,
+            joined,
+        });
+    }
+    Ok(out)
+}
+
+/// [`split_measured`] in a built-in unit: tokens of a built-in encoding, or characters,
+/// measured through the text's own [`CharIndex`] ([`IndexedCharCount`]: a piece of the text
+/// costs two lookups instead of a walk).
+pub fn split_measured_builtin(
+    text: &str,
+    cfg: &RecursiveConfig,
+    unit: UnitCount,
+    with_counts: bool,
+) -> Vec<MeasuredChunk> {
+    let index = CharIndex::new(text);
+    let out = match unit {
+        UnitCount::Tokens(tok) => split_measured(&index, cfg, &OrdinaryCount(tok), with_counts),
+        UnitCount::Chars => {
+            split_measured(&index, cfg, &IndexedCharCount::new(&index), with_counts)
+        }
+    };
+    out.unwrap_or_else(|never| match never {})
 }
 
 impl<C: TokenCounter> Run<'_, C> {
@@ -363,7 +406,7 @@ impl<C: TokenCounter> Run<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::splitters::CharCount;
+    use crate::text::CharCount;
 
     fn cfg(size: usize, overlap: usize, seps: &[&str], keep: KeepSeparator) -> RecursiveConfig {
         RecursiveConfig {
@@ -442,12 +485,6 @@ mod tests {
     }
 
     #[test]
-    fn strip_is_pythons() {
-        assert_eq!(py_strip("\u{1c} a \u{3000}"), (2, 3));
-        assert_eq!(py_strip("  "), (2, 2));
-    }
-
-    #[test]
     fn never_panics_on_odd_input() {
         for text in ["", " ", "\n\n\n", "🦀🦀🦀", "a\u{1c}b"] {
             for keep in [
@@ -459,5 +496,21 @@ mod tests {
                 let _ = split(text, &c, &CharCount).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn measured_chunks_are_in_code_points() {
+        let c = cfg(2, 0, &[" "], KeepSeparator::Drop);
+        let text = "ab é中";
+        let got = split_measured_builtin(text, &c, UnitCount::Chars, true);
+        let spans: Vec<_> = got.iter().map(|m| (m.start, m.end, m.size)).collect();
+        assert_eq!(spans, [(0, 2, 2), (3, 5, 2)]);
+        let index = CharIndex::new(text);
+        let unmeasured = split_measured(&index, &c, &CharCount, false).unwrap();
+        let spans: Vec<_> = unmeasured
+            .iter()
+            .map(|m| (m.start, m.end, m.size))
+            .collect();
+        assert_eq!(spans, [(0, 2, 0), (3, 5, 0)]);
     }
 }

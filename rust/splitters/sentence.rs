@@ -1,6 +1,7 @@
 //! Sentence segmentation (Latin scripts and Chinese/Japanese) and packing whole sentences.
 //!
-//! # Segmentation rules (mirrored rule for rule by `ragchunk/_pure/classic.py`)
+//! # Segmentation rules
+//! Mirrored rule for rule by `python/ragchunk/_pure/splitters/sentence.py`.
 //! * A CJK terminator (`。｡！？；` and their full-width forms `！？；．`), with any terminators
 //!   and closing quotes/brackets right after it, ends a sentence: no space needed.
 //! * A Latin terminator run (`.`, `!`, `?`, `…`, `‼⁇⁈⁉`), with closing quotes/brackets, ends a
@@ -18,9 +19,11 @@
 //! whitespace between sentences belongs to neither, so a chunk of consecutive sentences is
 //! exactly a source range.
 
-use super::recursive::{self, py_isspace, KeepSeparator, RecursiveConfig, Separator};
+use super::recursive::{self, KeepSeparator, RecursiveConfig, Separator};
 use super::Span;
-use crate::counter::TokenCounter;
+use crate::text::boundaries::{is_cjk_terminator, is_latin_terminator, is_py_space, py_strip};
+use crate::text::CharCount;
+use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 
 /// Lowercase abbreviations (without their final dot) after which `.` never ends a sentence.
 /// Words that often end sentences (`etc.`, `Inc.`, `Ltd.`) are deliberately absent: for them
@@ -31,17 +34,6 @@ pub const ABBREVIATIONS: &[&str] = &[
     "jul", "aug", "sep", "sept", "oct", "nov", "dec", "gen", "col", "capt", "lt", "sgt", "rev",
     "hon", "mt", "ave", "blvd", "univ", "eq", "eqs", "ch", "sec", "resp", "viz", "ed", "eds",
 ];
-
-fn is_cjk_terminator(c: char) -> bool {
-    matches!(
-        c,
-        '。' | '｡' | '！' | '？' | '；' | '．' | '︒' | '﹒' | '﹖' | '﹗'
-    )
-}
-
-fn is_latin_terminator(c: char) -> bool {
-    matches!(c, '.' | '!' | '?' | '…' | '‼' | '⁇' | '⁈' | '⁉')
-}
 
 fn is_closer(c: char) -> bool {
     matches!(
@@ -138,16 +130,16 @@ pub fn sentences(text: &str) -> Vec<Span> {
             while j < n && is_closer(chars[j].1) {
                 j += 1;
             }
-            let spaced = j == n || py_isspace(chars[j].1);
+            let spaced = j == n || is_py_space(chars[j].1);
             let mut k = j;
-            while k < n && py_isspace(chars[k].1) && chars[k].1 != '\n' {
+            while k < n && is_py_space(chars[k].1) && chars[k].1 != '\n' {
                 k += 1;
             }
             let next_lower = k < n && chars[k].1.is_lowercase();
             let mut breaks = spaced && !next_lower;
             if breaks && run_is_single_dot {
                 let mut w = i;
-                while w > 0 && !py_isspace(chars[w - 1].1) {
+                while w > 0 && !is_py_space(chars[w - 1].1) {
                     w -= 1;
                 }
                 let word: Vec<char> = chars[w..i].iter().map(|&(_, c)| c).collect();
@@ -168,7 +160,7 @@ pub fn sentences(text: &str) -> Vec<Span> {
         if b <= prev {
             continue;
         }
-        let (s, e) = recursive::py_strip(&text[byte_at(prev)..byte_at(b)]);
+        let (s, e) = py_strip(&text[byte_at(prev)..byte_at(b)]);
         if e > s {
             out.push(Span {
                 start: byte_at(prev) + s,
@@ -268,10 +260,19 @@ pub fn split<C: TokenCounter>(
     Ok(out)
 }
 
+/// [`split`] in a built-in unit (tokens of a built-in encoding, or characters), each run
+/// with its own counter type rather than one that decides at every count.
+pub fn split_builtin(text: &str, cfg: SentenceConfig, unit: UnitCount) -> Vec<Span> {
+    let out = match unit {
+        UnitCount::Tokens(tok) => split(text, cfg, &OrdinaryCount(tok)),
+        UnitCount::Chars => split(text, cfg, &CharCount),
+    };
+    out.unwrap_or_else(|never| match never {})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::splitters::CharCount;
 
     fn sents(text: &str) -> Vec<&str> {
         sentences(text)

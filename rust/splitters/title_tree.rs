@@ -1,4 +1,5 @@
-//! The structure + length strategy of a title tree (`../shared/seeds/002_*.txt`).
+//! The structure + length strategy of a title tree: chunks follow the document's titles, sized
+//! by a budget.
 //!
 //! Input is a tree already laid out over a text: nodes in pre-order (`parents[i] < i`, node 0
 //! the root) and *items* in document order, each a non-empty byte span of the text owned by
@@ -9,7 +10,7 @@
 //! 1. each maximal run of consecutive items of one node is a *unit* (the smallest-title
 //!    unit);
 //! 2. a unit over budget is packed by paragraph (item), an item over budget by sentence,
-//!    then whitespace, then characters ([`super::markdown::pack_spans`]);
+//!    then whitespace, then characters ([`super::packer::pack_spans`]);
 //! 3. pieces are merged bottom-up: nodes are processed children first (reverse pre-order);
 //!    at each node its own units' pieces and its children's merged pieces, in document
 //!    order, are merged greedily while the exact count of the covered span fits. A merged
@@ -18,9 +19,10 @@
 //!
 //! Everything is iterative, so a tree of any depth is fine.
 
-use super::markdown::pack_spans;
+use super::packer::pack_spans;
 use super::Span;
-use crate::counter::TokenCounter;
+use crate::text::CharOffsets;
+use crate::tokenizer::TokenCounter;
 
 /// One output chunk: the span and the node whose title path it carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +38,9 @@ pub enum TreeError {
     Parent(usize),
     #[error("item {0}: unknown node or span outside the text / not in document order")]
     Item(usize),
+    /// A code-point span past the end of the text ([`split_title_tree_chars`]).
+    #[error("item {0}: span outside the text")]
+    Outside(usize),
 }
 
 /// Error of [`split_title_tree`]: a bad layout or the counter's error.
@@ -166,10 +171,39 @@ pub fn split_title_tree<C: TokenCounter>(
         .collect())
 }
 
+/// [`split_title_tree`] with code-point offsets in and out: the items' spans and the chunks'
+/// spans index `text` by code point, as Python does.
+pub fn split_title_tree_chars<C: TokenCounter>(
+    text: &str,
+    parents: &[usize],
+    items: &[(usize, usize, usize)],
+    budget: usize,
+    counter: &C,
+) -> Result<Vec<TreeChunk>, TitleTreeError<C::Error>> {
+    // code point -> byte offset table (one pass)
+    let mut byte_at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
+    byte_at.push(text.len());
+    let nchars = byte_at.len() - 1;
+    let mut bitems = Vec::with_capacity(items.len());
+    for (k, &(node, s, e)) in items.iter().enumerate() {
+        if s > nchars || e > nchars {
+            return Err(TitleTreeError::Layout(TreeError::Outside(k)));
+        }
+        bitems.push((node, byte_at[s], byte_at[e]));
+    }
+    let mut chunks = split_title_tree(text, parents, &bitems, budget, counter)?;
+    let mut conv = CharOffsets::new(text);
+    for c in &mut chunks {
+        c.span.start = conv.char_offset(c.span.start);
+        c.span.end = conv.char_offset(c.span.end);
+    }
+    Ok(chunks)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::CharCount;
     use super::*;
+    use crate::text::CharCount;
 
     fn run(
         text: &str,
@@ -232,6 +266,28 @@ mod tests {
         assert!(matches!(
             split_title_tree("ab", &[usize::MAX], &[(0, 1, 3)], 5, &CharCount),
             Err(TitleTreeError::Layout(TreeError::Item(0)))
+        ));
+    }
+
+    #[test]
+    fn code_point_offsets_in_and_out() {
+        let text = "Tï\n\nbé";
+        let items = [(0, 0, 2), (0, 4, 6)];
+        let got = split_title_tree_chars(text, &[usize::MAX], &items, 100, &CharCount).unwrap();
+        assert_eq!(
+            got,
+            [TreeChunk {
+                span: Span {
+                    start: 0,
+                    end: 6,
+                    size: 6
+                },
+                node: 0
+            }]
+        );
+        assert!(matches!(
+            split_title_tree_chars(text, &[usize::MAX], &[(0, 4, 7)], 5, &CharCount),
+            Err(TitleTreeError::Layout(TreeError::Outside(0)))
         ));
     }
 }

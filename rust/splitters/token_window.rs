@@ -15,21 +15,12 @@
 //! windows are exactly LangChain's `TokenTextSplitter`'s.
 
 use super::Span;
-use crate::counter::TokenCounter;
 use crate::tokenizer::Tokenizer;
 
-/// `len(encoding.encode_ordinary(text))` as a [`TokenCounter`]: special-token text is counted
-/// as ordinary text (the classic splitters never refuse a document for containing
-/// `<|endoftext|>`).
-#[derive(Clone, Copy)]
-pub struct OrdinaryCount(pub &'static Tokenizer);
-
-impl TokenCounter for OrdinaryCount {
-    type Error = std::convert::Infallible;
-
-    fn count(&self, text: &str) -> Result<usize, Self::Error> {
-        Ok(self.0.count_ordinary(text))
-    }
+/// Token windows of `text` under `tok` (its [`Tokenizer::token_edges`], then [`windows`]):
+/// `chunk_size` tokens, stepping by `chunk_size - chunk_overlap`.
+pub fn split(tok: &Tokenizer, text: &str, chunk_size: usize, chunk_overlap: usize) -> Vec<Span> {
+    windows(text, &tok.token_edges(text), chunk_size, chunk_overlap)
 }
 
 /// Windows over token edges `edges` (byte offsets; see [`Tokenizer::token_edges`]) of `text`; `size` of a

@@ -19,6 +19,8 @@
 //! `naive_merge` also memoises whole short paragraphs, which repeat more than one would think
 //! (see [`PieceCache::paragraph`]).
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 use std::cell::RefCell;
 
 use rustc_hash::FxHashMap;
@@ -162,7 +164,6 @@ impl PieceCache {
             // SAFETY: a prefetch is only a hint: it reads nothing into the program and
             // cannot fault, and the pointer is to a live slot anyway.
             unsafe {
-                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
                 let p = (e as *const ParaEntry).cast::<i8>();
                 _mm_prefetch::<_MM_HINT_T0>(p); // both lines of the slot
                 _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(64));

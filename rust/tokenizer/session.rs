@@ -29,7 +29,7 @@
 //! when `p` does; RAGFlow's count is then 0 (tiktoken refuses the text), not 1.
 //!
 //! Checked against tiktoken for every Unicode scalar value as the first character (in several
-//! contexts) and for every paragraph of the corpus (`tests/test_newline_paragraphs.py`).
+//! contexts) and for every paragraph of the corpus (`tests/ragflow/test_newline_paragraphs.py`).
 
 use super::cache::{self, PieceCache};
 use super::unicode::{decode, WS};

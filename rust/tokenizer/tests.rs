@@ -4,7 +4,6 @@
 //! the commit log.
 
 use super::*;
-use crate::counter::TokenCounter;
 
 fn cl() -> &'static Tokenizer {
     Tokenizer::get(EncodingName::Cl100kBase)

@@ -3,8 +3,10 @@
 //! with a naive "try each delimiter in order at each position" scan, and the UNDER_CAP / OVER_CAP
 //! budgets hold.
 
-use ragchunk::delimiters::{parse_delimiter_field, DelimiterSplitter, Piece};
-use ragchunk::merge::{naive_merge, naive_merge_texts, Compat, MergeOptions, Section, Strategy};
+use ragchunk::ragflow::delimiters::{parse_delimiter_field, DelimiterSplitter, Piece};
+use ragchunk::ragflow::merge::{
+    naive_merge, naive_merge_texts, Compat, MergeOptions, Section, Strategy,
+};
 
 /// xorshift64*: enough randomness for input generation.
 struct Rng(u64);

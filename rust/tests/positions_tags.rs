@@ -1,7 +1,7 @@
 //! Position tags against the `regex` crate as an independent oracle for the match spans:
 //! Python's `re` and Rust's `regex` agree on these two patterns (leftmost-first, no lookaround).
 
-use ragchunk::positions::{extract_positions, remove_tag};
+use ragchunk::ragflow::positions::{extract_positions, remove_tag};
 use regex::Regex;
 
 struct Rng(u64);

@@ -17,6 +17,14 @@
 //! Plain Rust: the bindings allocate the string and hand its buffer to [`utf8_to_ucs2`], or
 //! hand a string's code units to the encoders.
 
+#[cfg(target_arch = "x86_64")]
+use std::arch::x86_64::{
+    __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+    _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_setr_epi8, _mm_setzero_si128,
+    _mm_shuffle_epi8, _mm_slli_epi16, _mm_srli_epi16, _mm_storel_epi64, _mm_storeu_si128,
+    _mm_unpackhi_epi8, _mm_unpacklo_epi8,
+};
+
 /// The layout CPython gives a string, from the largest code point in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Width {
@@ -117,11 +125,6 @@ fn decode_bmp(bytes: &[u8], i: usize) -> Option<(u16, usize)> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
 unsafe fn ucs2_ssse3(bytes: &[u8], out: &mut [u16]) -> bool {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi16, _mm_setr_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_slli_epi16,
-        _mm_storel_epi64, _mm_storeu_si128, _mm_unpackhi_epi8, _mm_unpacklo_epi8,
-    };
     // Four three-byte characters: lead bytes 0b1110_xxxx at 0, 3, 6, 9, continuation bytes
     // 0b10xx_xxxx between them; bytes 12..16 are not looked at (masked to zero).
     let mask = _mm_setr_epi8(
@@ -328,11 +331,6 @@ unsafe fn utf8_of_ucs2_ssse3(
     units: &[u16],
     out: &mut [std::mem::MaybeUninit<u8>],
 ) -> Option<usize> {
-    use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
-        _mm_packus_epi16, _mm_set1_epi16, _mm_setzero_si128, _mm_shuffle_epi8, _mm_srli_epi16,
-        _mm_storel_epi64, _mm_storeu_si128,
-    };
     let ctl = |c: [i8; 16]| {
         // SAFETY: 16 bytes read from a 16-byte array; `loadu` needs no alignment.
         unsafe { _mm_loadu_si128(c.as_ptr().cast::<__m128i>()) }

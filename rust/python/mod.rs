@@ -1,0 +1,71 @@
+//! The only module that touches PyO3: the compiled module `ragchunk._core`.
+//!
+//! Every entry point follows the same three steps — borrow the arguments, run the pure-Rust
+//! core (GIL released when no Python callback is involved), convert the result — and every
+//! one runs inside [`guard::contain`], so a Rust panic surfaces as `ragchunk.RagchunkError`,
+//! never as an abort or a `PanicException`. Domain rules live in the core; this module only
+//! converts.
+//!
+//! * [`guard`]: panic containment, GIL release, internal errors, the batch helper;
+//! * [`strings`]: CPython's string layout (every `unsafe` of the bindings);
+//! * [`counters`]: the token-count entry points and the counter a chunker's arguments choose,
+//!   with the one generic path a splitter's single and batch entry points share;
+//! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area.
+
+mod classic;
+#[cfg(feature = "code")]
+mod code;
+mod counters;
+mod guard;
+mod ragflow;
+mod strings;
+mod structured;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(guard::_panic_for_tests, m)?)?;
+
+    m.add_function(wrap_pyfunction!(counters::count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_or_zero, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_ordinary, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_ordinary_resume, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::encode_ordinary, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_ordinary_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_batch, m)?)?;
+
+    m.add_function(wrap_pyfunction!(ragflow::naive_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::naive_merge_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::naive_merge_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::count_paragraphs, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::remove_tag, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::extract_positions, m)?)?;
+    m.add_function(wrap_pyfunction!(ragflow::parse_delimiter_field, m)?)?;
+
+    m.add_class::<classic::PyRecursive>()?;
+    m.add_function(wrap_pyfunction!(classic::character_split, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::character_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::token_window_split, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::token_window_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::sentence_split, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::sentence_split_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(classic::sentences, m)?)?;
+
+    m.add_function(wrap_pyfunction!(structured::split_markdown, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::split_markdown_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::split_html, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::split_html_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::html_text, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::layout_html, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::split_title_tree, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::split_title_tree_batch, m)?)?;
+
+    #[cfg(feature = "code")]
+    {
+        m.add_function(wrap_pyfunction!(code::split_code, m)?)?;
+        m.add_function(wrap_pyfunction!(code::split_code_batch, m)?)?;
+    }
+    Ok(())
+}
