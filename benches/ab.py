@@ -16,7 +16,7 @@ installed one), so each has its own statics (vocabulary, per-thread memos) and n
 warms the other's memo on the block they share. ``OLD.so NEW.so`` compares two builds (copy
 ``python/ragchunk/_core*.so`` aside before rebuilding); ``--merge-vs-count`` compares the
 installed build's ``naive_merge`` with its count-only tokenizer over the same text, the
-ratio issue 3 sets a target for (a count-only pass over a block, then a merge of it, or the
+ratio the performance targets name (a count-only pass over a block, then a merge of it, or the
 other way round); ``--batch-vs-single`` its ``naive_merge_batch`` on 2 workers with one
 ``naive_merge`` call per document (in blocks of 128 documents by default: a document is never
 split between workers, so a batch of a few documents, one of them large, leaves a worker idle).

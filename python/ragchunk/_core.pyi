@@ -123,7 +123,7 @@ def naive_merge_offsets(
 ) -> tuple[bytearray, bytearray, bytearray]:
     """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""
 
-# ---- classic splitters (issue 5): chunks are (start, end, size, joined) with code-point
+# ---- classic splitters: chunks are (start, end, size, joined) with code-point
 # offsets; `joined` is the chunk text only when it is not source[start:end].
 
 _ChunkTuple = tuple[int, int, int, str | None]
@@ -204,7 +204,7 @@ def sentence_split_batch(
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans in code points."""
 
-# ---- structure-aware chunkers (issue 6)
+# ---- structure-aware chunkers
 
 # (start, end, size, section index, added prefix (start, end) or None), code points.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]

@@ -1,4 +1,4 @@
-"""TitleTreeChunker: the seed's worked example, tree sources, corpus invariants, bad input,
+"""TitleTreeChunker: the worked example, tree sources, corpus invariants, bad input,
 backends agree."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from html import unescape
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,16 +18,14 @@ from ragchunk.core import dispatch
 from ragchunk.core.chunk import Chunk
 from ragchunk.splitters.html import HTMLSplitter
 from ragchunk.splitters.title_tree import TitleTreeChunker, _layout_tree
-from testdata import SHARED, corpus_documents, require_shared
+from testdata import corpus_documents
 
-SEED = SHARED / "seeds" / "002_a730f8b5946c05a0.txt"
+# A Chinese document as a title tree: the worked example of title-tree chunking.
+EXAMPLE = Path(__file__).parent / "data" / "title_tree_example.json"
 
 
-def _seed_tree() -> dict[str, Any]:
-    text = require_shared(SEED).read_text(encoding="utf-8")
-    m = re.search(r'String json = "(.*)";', text)
-    assert m is not None
-    tree: dict[str, Any] = json.loads(m.group(1).replace('\\"', '"'))
+def _example_tree() -> dict[str, Any]:
+    tree: dict[str, Any] = json.loads(EXAMPLE.read_text(encoding="utf-8"))
     return tree
 
 
@@ -41,11 +40,11 @@ def _check(source: str, chunks: list[Chunk], budget: int, count: Any) -> None:
         assert c.metadata["title_path"] == " > ".join(c.metadata["titles"])
 
 
-# ------------------------------------------------------------------- the seed's worked example
+# ------------------------------------------------------------------- the worked example
 
 
-def test_seed_worked_example_300_chars() -> None:
-    tree = _seed_tree()
+def test_worked_example_300_chars() -> None:
+    tree = _example_tree()
     chunker = TitleTreeChunker(300, length="chars")
     chunks = chunker.split_tree(tree)
     source = TitleTreeChunker.render(tree)
@@ -69,10 +68,11 @@ def test_seed_worked_example_300_chars() -> None:
     assert all(c.text.endswith("。") for c in chunks)
 
 
-def test_seed_java_baseline_cuts_mid_sentence() -> None:
-    """The seed's own Java code (re-implemented) cuts every 300 characters regardless of
-    sentences and joins segments with a space; ours never cuts a sentence."""
-    tree = _seed_tree()
+def test_fixed_window_baseline_cuts_mid_sentence() -> None:
+    """The worked example's fixed-window Java baseline (re-implemented) cuts every 300
+    characters regardless of sentences and joins segments with a space; ours never cuts a
+    sentence."""
+    tree = _example_tree()
     units: list[tuple[str, str]] = []
     stack: list[tuple[dict[str, Any], str]] = [(tree, "")]
     while stack:  # splitIntoChunksHelper, in document order
@@ -144,7 +144,7 @@ def test_auto_picks_markdown_or_numbered() -> None:
 
 
 def test_tokens_default(tiktoken_cl100k: Any) -> None:
-    tree = _seed_tree()
+    tree = _example_tree()
     chunks = TitleTreeChunker(64).split_tree(tree)
     count = lambda t: len(tiktoken_cl100k.encode_ordinary(t))  # noqa: E731
     _check(TitleTreeChunker.render(tree), chunks, 64, count)

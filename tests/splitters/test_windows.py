@@ -14,9 +14,8 @@ from testdata import corpus_documents
 
 DOCS = corpus_documents()
 
-# The worked example of ../shared/seeds/003 (chunk_size=35, overlap=5). The seed's input line
-# was reworded by a paraphrasing tool; its printed output comes from this original sentence,
-# which reproduces all three windows exactly.
+# The textbook worked example of fixed-size chunking (chunk_size=35, overlap=5): this
+# sentence reproduces all three of its printed windows exactly.
 SENTENCE = (
     "Clouds come floating into my life, no longer to carry rain or usher storm, "
     "but to add color to my sunset sky."
