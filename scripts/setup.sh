@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# Creates .venv (if needed), installs the build and test tools from PyPI, and builds and
-# installs ragchunk from source (release profile) into it. Idempotent; sourced by the other
-# scripts, never needs to be run by hand.
+# Creates .venv (if needed) and builds and installs ragchunk from source (release profile) into
+# it. Idempotent; called by the other scripts, never needs to be run by hand.
+#
+#   setup.sh          what running needs: maturin and the package, nothing else
+#   setup.sh --dev    also the test, lint and docs tools (the test, lint and docs extras)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON=${PYTHON:-python3}
+extras=()
+if [ "${1:-}" = "--dev" ]; then
+  # test: the oracles (tiktoken, LangChain), hypothesis, numpy, Pillow, pytest-benchmark;
+  # lint: ruff, mypy; docs: MkDocs and mkdocstrings.
+  extras=(--extras "test,lint,docs")
+fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "maturin>=1.7,<2"
-# --extras test brings the oracle (tiktoken), hypothesis, numpy, Pillow, pytest-benchmark.
 VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
-  .venv/bin/maturin develop --release --extras "test,lint" -q
+  .venv/bin/maturin develop --release "${extras[@]}" -q

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# One command from a fresh clone: set up, lint, then run every test — Rust unit tests, and the
-# pytest suite on BOTH backends (rust and the pure-Python fallback). Any failure, including
-# pytest finding no tests (exit 5), fails the script.
+# One command from a fresh clone: set up, lint, build the docs strictly, then run every test —
+# Rust unit and integration tests, and the pytest suite on BOTH backends (rust and the
+# pure-Python fallback), docstring examples included. Any failure, including pytest finding no
+# tests (exit 5), fails the script.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --dev
 export PATH="$PWD/.venv/bin:$PATH"
 
 echo "== cargo fmt / clippy / test"
@@ -22,6 +23,9 @@ ruff check python tests benches
 ruff format --check python tests benches
 mypy python/ragchunk
 python -m mypy.stubtest ragchunk._core
+
+echo "== docs (mkdocs --strict)"
+bash scripts/docs.sh
 
 echo "== pytest (both backends; benchmarks once each as smoke tests)"
 python -m pytest -q tests benches --benchmark-disable -p no:cacheprovider "$@"
