@@ -2,7 +2,7 @@
 
 CPython stores a ``str`` in 1, 2 or 4 bytes a character, the narrowest that holds its largest
 code point, and compares strings of different widths as unequal without looking at their
-characters. The Rust core writes 2-byte strings itself (``new_str`` in rust/python.rs), so a
+characters. The Rust core writes 2-byte strings itself (``new_str`` in rust/python/strings.rs), so a
 string it got wrong, or left in a wider layout than CPython would, shows up here as a chunk
 that differs from the same text decoded by CPython.
 """

@@ -9,7 +9,7 @@ reference the Rust core is tested against, so it is written for clarity first. I
                           counter                                   (rust/tokenizer/)
     ragflow/positions     RAGFlow PDF position tags                 (rust/ragflow/positions.rs)
     ragflow/delimiters    the delimiter field in each release's dialect, and splitting on it
-                                                                    (rust/ragflow/delimiters.rs)
+                                                                    (rust/ragflow/delimiters/)
     ragflow/merge         ``naive_merge`` for v0.22-v0.27 behaviour (rust/ragflow/merge/)
     splitters/*           the general splitters and their packer    (rust/splitters/)
 

@@ -358,8 +358,8 @@ def _group(
 
 
 # ---------------------------------------------------------------------------------------------
-# HARD_CAP (a ragchunk extension; v0.27 only). Mirrors rust/merge.rs rule for rule: the two
-# backends must return the same chunks, so the character classes are spelled out.
+# HARD_CAP (a ragchunk extension; v0.27 only). Mirrors rust/ragflow/merge/hard_cap.rs rule for
+# rule: the two backends must return the same chunks, so the character classes are spelled out.
 # ---------------------------------------------------------------------------------------------
 
 # A fixed whitespace set: str.isspace and Rust's char::is_whitespace differ (U+001C-U+001F).
@@ -546,7 +546,7 @@ def _shrink_prefix(prefix: str, body: str, chunk_token_num: float, count: Counte
         return ""
     n = len(prefix)
     # First guess: the share of the prefix the room left would hold if tokens were spread
-    # evenly (the same float arithmetic as rust/merge.rs).
+    # evenly (the same float arithmetic as rust/ragflow/merge/hard_cap.rs).
     room = float(math.floor(chunk_token_num)) - body_tokens
     prefix_tokens = float(count(prefix))
     guess = n if prefix_tokens <= room else min(math.floor(n * room / prefix_tokens), n)
