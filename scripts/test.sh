@@ -19,8 +19,8 @@ cargo clippy --features abi3 -- -D warnings
 cargo test -q --features code
 
 echo "== ruff / mypy"
-ruff check python tests benches
-ruff format --check python tests benches
+ruff check python tests benches docs
+ruff format --check python tests benches docs
 mypy python/ragchunk
 python -m mypy.stubtest ragchunk._core
 

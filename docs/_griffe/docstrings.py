@@ -78,8 +78,8 @@ def split_multi_args(text: str) -> str:
             body = [entry.group(3)]
             j = i + 1
             while j < len(lines) and (
-                not lines[j].strip() and j + 1 < len(lines) and _deeper(lines[j + 1], indent)
-                or lines[j].strip() and _deeper(lines[j], indent)
+                (not lines[j].strip() and j + 1 < len(lines) and _deeper(lines[j + 1], indent))
+                or (lines[j].strip() and _deeper(lines[j], indent))
             ):
                 body.append(lines[j])
                 j += 1
