@@ -27,19 +27,16 @@ from .ragflow.images import LazyImage
 from .ragflow.merge import (
     COMPAT_FAMILIES,
     MergeStrategy,
-    Position,
-    count_tokens,
-    extract_positions,
     naive_merge,
     naive_merge_offsets,
     naive_merge_with_images,
     naive_merge_with_positions,
-    num_tokens_from_string,
-    remove_tag,
 )
 from .ragflow.papers import PaperChunk, PaperSection, chunk_paper
 from .ragflow.pipeline import PipelineChunk, TokenChunker
+from .ragflow.positions import Position, extract_positions, remove_tag
 from .ragflow.tables import chunk_table, table_to_text
+from .ragflow.tokens import count_tokens, num_tokens_from_string
 from .splitters.character import CharacterSplitter
 from .splitters.code import CodeSplitter, supported_languages
 from .splitters.html import HTMLSplitter

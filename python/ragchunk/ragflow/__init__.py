@@ -17,19 +17,16 @@ from .merge import (
     COMPAT_FAMILIES,
     DEFAULT_DELIMITER,
     MergeStrategy,
-    Position,
-    count_tokens,
-    extract_positions,
     naive_merge,
     naive_merge_offsets,
     naive_merge_with_images,
     naive_merge_with_positions,
-    num_tokens_from_string,
-    remove_tag,
 )
 from .papers import PaperChunk, PaperSection, chunk_paper
 from .pipeline import PipelineChunk, TokenChunker
+from .positions import Position, extract_positions, remove_tag
 from .tables import chunk_table, table_to_text
+from .tokens import count_tokens, num_tokens_from_string
 
 __all__ = [
     "COMPAT_FAMILIES",

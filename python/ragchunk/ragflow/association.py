@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from .merge import Position
+from .positions import Position
 
 __all__ = ["associate_images", "boxes_overlap"]
 

@@ -16,8 +16,8 @@ from .merge import (
     _merge,
     _prepare,
     _sections,
-    count_tokens,
 )
+from .tokens import count_tokens
 
 __all__ = ["count_tokens_batch", "iter_naive_merge", "naive_merge_batch"]
 

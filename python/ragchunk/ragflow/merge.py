@@ -14,27 +14,21 @@ from typing import Any, Literal, TypeAlias, overload
 
 from .._pure import tokenizer as _pure_tokenizer
 from .._pure.ragflow import merge as _pure_merge
-from .._pure.ragflow import positions as _pure_positions
 from ..core import dispatch
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 from .images import fold_images
+from .positions import Position, extract_positions, remove_tag
+from .tokens import ragflow_counter
 
 __all__ = [
     "COMPAT_FAMILIES",
+    "DEFAULT_DELIMITER",
     "MergeStrategy",
-    "Position",
-    "count_tokens",
-    "extract_positions",
     "naive_merge",
     "naive_merge_offsets",
     "naive_merge_with_images",
     "naive_merge_with_positions",
-    "num_tokens_from_string",
-    "remove_tag",
 ]
-
-Position: TypeAlias = tuple[list[int], float, float, float, float]
-"""One parsed position tag: ``([page indexes], left, right, top, bottom)``, pages 0-based."""
 
 Section: TypeAlias = "str | tuple[str, str | None]"
 
@@ -190,25 +184,13 @@ def _check_strategy_compat(strategy: str, compat: str) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
-    """A Python callable counting like RAGFlow's ``num_tokens_from_string`` for ``tok``."""
-    if tok.ragflow is not None:
-        return tok.ragflow
-    builtin = tok.builtin
-    assert builtin is not None
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_or_zero, builtin),
-        lambda: _pure_tokenizer.ragflow_counter(builtin),
-    )
-
-
 def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], int]:
     """The counter the pure-Python merge uses: RAGFlow's, except for HARD_CAP with a built-in
     encoding, which counts ``len(encode_ordinary(text))`` (as the Rust core does) so that
     special-token text cannot count as 0 and slip past the cap."""
     builtin = tok.builtin
     if strategy != "hard_cap" or builtin is None:
-        return _ragflow_counter(tok)
+        return ragflow_counter(tok)
 
     def pure() -> Callable[[str], int]:
         encode_ordinary = _pure_tokenizer.load_encoding(builtin).encode_ordinary
@@ -573,73 +555,3 @@ def naive_merge_with_images(
     assert sources is not None
     # RAGFlow v0.27 skips None images when folding; older releases pass them on.
     return chunks, fold_images(images, sources, skip_none=comp == "v0.27")
-
-
-def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
-    """Exact token count of ``text``: ``len(tiktoken.get_encoding(name).encode(text))``.
-
-    Like tiktoken's ``encode``, text containing a special token such as ``<|endoftext|>``
-    raises ``ValueError``; lone surrogates are counted the way tiktoken recovers them.
-
-    >>> count_tokens("hello world")
-    2
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    tok = resolve_tokenizer(tokenizer)
-    if tok.exact is not None:
-        return tok.exact(text)
-    builtin = tok.builtin
-    assert builtin is not None
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_tokens, builtin)(text),
-        lambda: _pure_tokenizer.count_tokens(text, builtin),
-    )
-
-
-def num_tokens_from_string(string: object) -> int:
-    """RAGFlow's ``num_tokens_from_string``: the cl100k_base count, or 0 when counting fails.
-
-    It fails for text containing a special token's literal text (``<|endoftext|>`` ...) and for
-    anything that is not a str; RAGFlow returns 0 then, and so does this function.
-
-    >>> num_tokens_from_string("hello world"), num_tokens_from_string("<|endoftext|>")
-    (2, 0)
-    """
-    if not isinstance(string, str):
-        return 0
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_or_zero, "cl100k_base")(string),
-        lambda: _pure_tokenizer.num_tokens_from_string(string),
-    )
-
-
-def _positions_call(name: str, txt: object) -> Any:
-    """``name`` (remove_tag / extract_positions) from the active backend; text with lone
-    surrogates cannot cross into Rust, so it takes the pure-Python twin."""
-    if not isinstance(txt, str):
-        raise TypeError(f"txt must be a str, got {type(txt).__name__}")
-    return dispatch.run(
-        lambda core: getattr(core, name)(txt), lambda: getattr(_pure_positions, name)(txt)
-    )
-
-
-def remove_tag(txt: str) -> str:
-    """Remove RAGFlow position tags: ``re.sub(r"@@[\\t0-9.-]+?##", "", txt)``.
-
-    >>> remove_tag("text@@1\\t2.0\\t3.0\\t4.0\\t5.0##")
-    'text'
-    """
-    return str(_positions_call("remove_tag", txt))
-
-
-def extract_positions(txt: str) -> list[Position]:
-    """Parse RAGFlow position tags ``@@page\\tleft\\tright\\ttop\\tbottom##`` out of ``txt``.
-
-    Pages may be ranges (``"3-4"``) and become 0-based indexes. Raises ``ValueError`` for a
-    malformed tag, as RAGFlow's ``extract_positions`` does.
-
-    >>> extract_positions("a@@3-4\\t10.0\\t20.0\\t30.0\\t40.0##")
-    [([2, 3], 10.0, 20.0, 30.0, 40.0)]
-    """
-    return list(_positions_call("extract_positions", txt))

@@ -29,16 +29,10 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, cast
 
 from .association import _position, _position_tag
-from .merge import (
-    MergeStrategy,
-    Position,
-    _prepare,
-    _ragflow_counter,
-    extract_positions,
-    naive_merge_with_positions,
-    remove_tag,
-)
+from .merge import MergeStrategy, _prepare, naive_merge_with_positions
+from .positions import Position, extract_positions, remove_tag
 from .tables import chunk_table, table_to_text
+from .tokens import ragflow_counter
 
 __all__ = ["PAPER_DELIMITER", "SECTION_KINDS", "PaperChunk", "PaperSection", "chunk_paper"]
 
@@ -224,7 +218,7 @@ def chunk_paper(
         chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer
     )
     parsed = [_section(s, i) for i, s in enumerate(sections)]
-    count = _ragflow_counter(tok)
+    count = ragflow_counter(tok)
     table_budget = max(1, math.floor(ctn))
 
     out: list[PaperChunk] = []

@@ -17,17 +17,10 @@ from typing import Any, TypedDict
 from ..core.tokenizers import ResolvedTokenizer
 from .association import _position, _position_tag
 from .images import fold_images
-from .merge import (
-    DEFAULT_DELIMITER,
-    MergeStrategy,
-    Position,
-    _merge,
-    _prepare,
-    _ragflow_counter,
-    extract_positions,
-    remove_tag,
-)
+from .merge import DEFAULT_DELIMITER, MergeStrategy, _merge, _prepare
+from .positions import Position, extract_positions, remove_tag
 from .presets import get_preset
+from .tokens import ragflow_counter
 
 __all__ = ["PipelineChunk", "TokenChunker"]
 
@@ -301,7 +294,7 @@ class TokenChunker:
         if images is not None and any(im is not None for im in images):
             # RAGFlow v0.27 skips None images when folding; older releases pass them on.
             folded = fold_images(images, sources, skip_none=comp == "v0.27")
-        count = _ragflow_counter(tok)
+        count = ragflow_counter(tok)
         out: list[PipelineChunk] = []
         for chunk, src, image in zip(chunks, sources, folded, strict=True):
             content = remove_tag(chunk).strip()

@@ -30,7 +30,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from .batch import count_tokens_batch
-from .merge import count_tokens
+from .tokens import count_tokens
 
 __all__ = ["chunk_table", "table_to_text"]
 
