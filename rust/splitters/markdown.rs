@@ -20,8 +20,10 @@
 //! the header and delimiter rows repeated in front of every continuation chunk), then at
 //! sentence ends, whitespace and characters; overlap in whole trailing blocks.
 
+use super::html::TitleBlock;
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
 use crate::text::boundaries::{is_blank_line, is_markdown_space};
+use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
 // ------------------------------------------------------------------------------------------
@@ -509,6 +511,29 @@ pub(super) fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> 
     out
 }
 
+/// The blocks of [`scan_blocks`] as `TitleTreeChunker(title_source="markdown")` lays its
+/// title tree out from them: code-point spans, and for a heading its level and text (`0` and
+/// `""` for every other block), the same shape as the HTML layout's blocks.
+pub fn title_blocks(text: &str) -> Vec<TitleBlock> {
+    let mut at = CharOffsets::new(text);
+    scan_blocks(text)
+        .into_iter()
+        .map(|b| {
+            let (start, end) = (at.char_offset(b.start), at.char_offset(b.end));
+            let (level, title) = match b.kind {
+                BlockKind::Heading { level, text } => (level, text),
+                _ => (0, String::new()),
+            };
+            TitleBlock {
+                start,
+                end,
+                level,
+                title,
+            }
+        })
+        .collect()
+}
+
 /// Splits Markdown `text` into chunks of at most `opts.chunk_size` (in `counter`'s unit),
 /// cutting at the structure described in the module docs.
 pub fn split_markdown<C: TokenCounter>(
@@ -698,6 +723,20 @@ pub(crate) mod tests {
                 "- gamma"
             ]
         );
+    }
+
+    #[test]
+    fn title_blocks_are_in_code_points() {
+        let blocks = title_blocks("# Tïtle\n\né中 para\n\nSub\n===\n");
+        let got: Vec<(usize, usize, usize, &str)> = blocks
+            .iter()
+            .map(|b| (b.start, b.end, b.level, b.title.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [(0, 7, 1, "Tïtle"), (9, 16, 0, ""), (18, 25, 1, "Sub")]
+        );
+        assert!(title_blocks("").is_empty());
     }
 
     #[test]
