@@ -1,15 +1,19 @@
-"""Type stubs for the compiled Rust core (``rust/python.rs``). Private: use ``ragchunk``."""
+"""Type stubs for the compiled Rust core (``rust/python/``). Private: use ``ragchunk``."""
 
-from typing import final
+from collections.abc import Callable
+from typing import Literal, final
 
 __all__ = [
-    "RecursiveCore",
+    "CharacterSplitter",
+    "CodeSplitter",
+    "HTMLSplitter",
+    "MarkdownSplitter",
+    "RecursiveSplitter",
+    "SentenceSplitter",
+    "TitleTreeChunker",
+    "TokenWindowSplitter",
     "__version__",
     "_panic_for_tests",
-    "character_split",
-    "character_split_batch",
-    "code_split",
-    "code_split_batch",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -20,23 +24,14 @@ __all__ = [
     "encode_ordinary",
     "extract_positions",
     "html_layout",
-    "html_split",
-    "html_split_batch",
     "html_text",
-    "markdown_split",
-    "markdown_split_batch",
+    "markdown_blocks",
     "naive_merge",
     "naive_merge_batch",
     "naive_merge_offsets",
     "parse_delimiter_field",
     "remove_tag",
     "sentence_spans",
-    "sentence_split",
-    "sentence_split_batch",
-    "title_tree_split",
-    "title_tree_split_batch",
-    "token_window_split",
-    "token_window_split_batch",
 ]
 __version__: str
 
@@ -123,83 +118,68 @@ def naive_merge_offsets(
 ) -> tuple[bytearray, bytearray, bytearray]:
     """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""
 
-# ---- classic splitters: chunks are (start, end, size, joined) with code-point
-# offsets; `joined` is the chunk text only when it is not source[start:end].
+# ---- chunkers: each configured once from its options (checked there: TypeError or
+# ValueError naming the argument), then applied with split / split_batch. Sized chunkers
+# measure with length="chars", or length="tokens" and exactly one of encoding_name (a
+# built-in encoding) and counter (a Python callable str -> int, called with the GIL held).
 
+_Counter = Callable[[str], int]
+
+# Classic chunks: (start, end, size, joined) with code-point offsets; `joined` is the chunk
+# text only when it is not source[start:end].
 _ChunkTuple = tuple[int, int, int, str | None]
 
 @final
-class RecursiveCore:
-    """LangChain's RecursiveCharacterTextSplitter, configured once."""
+class CharacterSplitter:
+    def __new__(cls, chunk_size: int, chunk_overlap: int, drop_last: bool) -> CharacterSplitter: ...
+    def split(self, text: str) -> list[_ChunkTuple]: ...
+    def split_batch(
+        self, texts: list[str], workers: int | None = None
+    ) -> list[list[_ChunkTuple]]: ...
 
+@final
+class TokenWindowSplitter:
+    def __new__(
+        cls, chunk_size: int, chunk_overlap: int, encoding_name: str
+    ) -> TokenWindowSplitter: ...
+    def split(self, text: str) -> list[_ChunkTuple]: ...
+    def split_batch(
+        self, texts: list[str], workers: int | None = None
+    ) -> list[list[_ChunkTuple]]: ...
+
+@final
+class RecursiveSplitter:
     def __new__(
         cls,
         chunk_size: int,
         chunk_overlap: int,
         separators: list[tuple[str, str | None]],
-        keep_separator: str,
+        keep_separator: Literal["start", "end", "none"],
         strip_whitespace: bool,
-        length: str,
+        length: Literal["tokens", "chars"] = "tokens",
         encoding_name: str | None = None,
-    ) -> RecursiveCore: ...
-    def split(
-        self, text: str, counter: object | None = None, with_counts: bool = True
-    ) -> list[_ChunkTuple]:
-        """Chunks of one text (``counter``: the callable for callback lengths)."""
+        counter: _Counter | None = None,
+    ) -> RecursiveSplitter: ...
+    def split(self, text: str) -> list[_ChunkTuple]: ...
+    def split_text(self, text: str) -> list[str]: ...
+    def split_batch(
+        self, texts: list[str], workers: int | None = None
+    ) -> list[list[_ChunkTuple]]: ...
 
-    def split_text(self, text: str, counter: object | None = None) -> list[str]:
-        """Just the chunk strings of one text (no counts)."""
-
-    def split_batch(self, texts: list[str], workers: int | None = None) -> list[list[_ChunkTuple]]:
-        """``split`` over many texts in parallel, in input order (built-in units only)."""
-
-def character_split(
-    text: str, chunk_size: int, chunk_overlap: int, drop_last: bool
-) -> list[_ChunkTuple]:
-    """Fixed character windows."""
-
-def character_split_batch(
-    texts: list[str],
-    chunk_size: int,
-    chunk_overlap: int,
-    drop_last: bool,
-    workers: int | None = None,
-) -> list[list[_ChunkTuple]]:
-    """Character windows over many texts in parallel."""
-
-def token_window_split(
-    text: str, chunk_size: int, chunk_overlap: int, encoding_name: str
-) -> list[_ChunkTuple]:
-    """Token windows cut at character boundaries."""
-
-def token_window_split_batch(
-    texts: list[str],
-    chunk_size: int,
-    chunk_overlap: int,
-    encoding_name: str,
-    workers: int | None = None,
-) -> list[list[_ChunkTuple]]:
-    """Token windows over many texts in parallel."""
-
-def sentence_split(
-    text: str,
-    chunk_size: int,
-    overlap_sentences: int,
-    length: str,
-    encoding_name: str | None = None,
-    counter: object | None = None,
-) -> list[_ChunkTuple]:
-    """Whole sentences packed up to chunk_size."""
-
-def sentence_split_batch(
-    texts: list[str],
-    chunk_size: int,
-    overlap_sentences: int,
-    length: str,
-    encoding_name: str | None = None,
-    workers: int | None = None,
-) -> list[list[_ChunkTuple]]:
-    """sentence_split over many texts in parallel."""
+@final
+class SentenceSplitter:
+    def __new__(
+        cls,
+        chunk_size: int,
+        chunk_overlap_sentences: int,
+        length: Literal["tokens", "chars"] = "tokens",
+        encoding_name: str | None = None,
+        counter: _Counter | None = None,
+    ) -> SentenceSplitter: ...
+    def split(self, text: str) -> list[_ChunkTuple]: ...
+    def split_batch(
+        self, texts: list[str], workers: int | None = None
+    ) -> list[list[_ChunkTuple]]: ...
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans in code points."""
@@ -208,91 +188,87 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 # (start, end, size, section index, added prefix (start, end) or None), code points.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
+# (chunks, the heading path of each section)
+_MdResult = tuple[list[_MdChunk], list[list[str]]]
+# (the laid-out text, its chunks, the heading path of each section)
+_HtmlResult = tuple[str, list[_MdChunk], list[list[str]]]
+# (start, end, heading level or 0, heading text or ""), code points.
+_TitleBlock = tuple[int, int, int, str]
 
-def html_layout(text: str) -> tuple[str, list[tuple[int, int, int, str]]]:
-    """HTMLSplitter's text layout and its blocks ``(start, end, heading level or 0, title)``."""
+@final
+class MarkdownSplitter:
+    def __new__(
+        cls,
+        chunk_size: int,
+        chunk_overlap: int,
+        levels: list[int],
+        strip_headers: bool,
+        length: Literal["tokens", "chars"] = "tokens",
+        encoding_name: str | None = None,
+        counter: _Counter | None = None,
+    ) -> MarkdownSplitter: ...
+    def split(self, text: str) -> _MdResult: ...
+    def split_batch(self, texts: list[str], workers: int | None = None) -> list[_MdResult]: ...
 
-def html_split(
-    text: str,
-    chunk_size: int,
-    chunk_overlap: int,
-    levels: list[int],
-    strip_headers: bool,
-    encoding_name: str | None,
-    counter: object | None,
-) -> tuple[str, list[_MdChunk], list[list[str]]]:
-    """HTMLSplitter.split: the laid-out text, its chunks and the sections' heading paths."""
-
-def html_split_batch(
-    texts: list[str],
-    chunk_size: int,
-    chunk_overlap: int,
-    levels: list[int],
-    strip_headers: bool,
-    encoding_name: str | None,
-    workers: int | None,
-) -> list[tuple[str, list[_MdChunk], list[list[str]]]]:
-    """html_split over many documents in parallel, in input order."""
+@final
+class HTMLSplitter:
+    def __new__(
+        cls,
+        chunk_size: int,
+        chunk_overlap: int,
+        levels: list[int],
+        strip_headers: bool,
+        length: Literal["tokens", "chars"] = "tokens",
+        encoding_name: str | None = None,
+        counter: _Counter | None = None,
+    ) -> HTMLSplitter: ...
+    def split(self, text: str) -> _HtmlResult: ...
+    def split_batch(self, texts: list[str], workers: int | None = None) -> list[_HtmlResult]: ...
 
 def html_text(text: str) -> str:
     """HTMLSplitter.extract_text: the laid-out text of an HTML document."""
 
-def markdown_split(
-    text: str,
-    chunk_size: int,
-    chunk_overlap: int,
-    levels: list[int],
-    strip_headers: bool,
-    encoding_name: str | None,
-    counter: object | None,
-) -> tuple[list[_MdChunk], list[list[str]]]:
-    """MarkdownSplitter.split: chunks and the heading path of each section."""
+def html_layout(text: str) -> tuple[str, list[_TitleBlock]]:
+    """HTMLSplitter's text layout and its blocks."""
 
-def markdown_split_batch(
-    texts: list[str],
-    chunk_size: int,
-    chunk_overlap: int,
-    levels: list[int],
-    strip_headers: bool,
-    encoding_name: str | None,
-    workers: int | None,
-) -> list[tuple[list[_MdChunk], list[list[str]]]]:
-    """markdown_split over many documents in parallel, in input order."""
+# The Markdown block scanner's blocks (MarkdownSplitter's), for TitleTreeChunker.
+def markdown_blocks(text: str) -> list[_TitleBlock]: ...
 
-def title_tree_split(
-    text: str,
-    parents: list[int],
-    items: list[tuple[int, int, int]],
-    budget: int,
-    encoding_name: str | None,
-    counter: object | None,
-) -> list[tuple[int, int, int, int]]:
-    """TitleTreeChunker on a laid-out tree: ``(start, end, size, node)`` chunks."""
+# A laid-out title tree: its text, each node's parent (-1 for the root) and the items
+# (node, start, end); chunks are (start, end, size, node), all offsets in code points.
+_TreeDoc = tuple[str, list[int], list[tuple[int, int, int]]]
+_TreeChunk = tuple[int, int, int, int]
 
-def title_tree_split_batch(
-    docs: list[tuple[str, list[int], list[tuple[int, int, int]]]],
-    budget: int,
-    encoding_name: str | None,
-    workers: int | None,
-) -> list[list[tuple[int, int, int, int]]]:
-    """title_tree_split over many documents in parallel, in input order."""
+@final
+class TitleTreeChunker:
+    def __new__(
+        cls,
+        chunk_size: int,
+        length: Literal["tokens", "chars"] = "tokens",
+        encoding_name: str | None = None,
+        counter: _Counter | None = None,
+    ) -> TitleTreeChunker: ...
+    def split(
+        self, text: str, parents: list[int], items: list[tuple[int, int, int]]
+    ) -> list[_TreeChunk]: ...
+    def split_batch(
+        self, docs: list[_TreeDoc], workers: int | None = None
+    ) -> list[list[_TreeChunk]]: ...
 
+# (start, end, size, symbols, start_line, end_line), lines 1-based inclusive.
 _CodeChunk = tuple[int, int, int, list[str], int, int]
 
-def code_split(
-    text: str,
-    language: str,
-    chunk_size: int,
-    encoding_name: str | None,
-    counter: object | None,
-) -> list[_CodeChunk]:
-    """CodeSplitter.split: ``(start, end, size, symbols, start_line, end_line)`` chunks."""
-
-def code_split_batch(
-    texts: list[str],
-    language: str,
-    chunk_size: int,
-    encoding_name: str | None,
-    workers: int | None,
-) -> list[list[_CodeChunk]]:
-    """code_split over many files in parallel, in input order."""
+@final
+class CodeSplitter:
+    def __new__(
+        cls,
+        language: str,
+        chunk_size: int,
+        length: Literal["tokens", "chars"] = "tokens",
+        encoding_name: str | None = None,
+        counter: _Counter | None = None,
+    ) -> CodeSplitter: ...
+    def split(self, text: str) -> list[_CodeChunk]: ...
+    def split_batch(
+        self, texts: list[str], workers: int | None = None
+    ) -> list[list[_CodeChunk]]: ...

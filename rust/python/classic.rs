@@ -1,7 +1,7 @@
-//! The classic splitters: character windows, token windows, LangChain-compatible recursive
-//! splitting and whole sentences. Arguments arrive validated by the Python facade; chunks go
-//! back as `(start, end, size, joined)` with code-point offsets (`joined` is the chunk text
-//! only when it is not `source[start:end]`).
+//! The classic splitters, each a configured class: character windows, token windows,
+//! LangChain-compatible recursive splitting and whole sentences. Chunks go back as
+//! `(start, end, size, joined)` with code-point offsets (`joined` is the chunk text only when
+//! it is not `source[start:end]`).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,8 +13,9 @@ use crate::splitters::{character, sentence, spans_in_chars, token_window, Span};
 use crate::text::CharIndex;
 use crate::tokenizer::{TokenCounter, Tokenizer, UnitCount};
 
-use super::counters::{encoding, split_many, split_one, Counter, PerDoc, PyCounter};
-use super::guard::{contain, detached, map_docs};
+use super::chunker::{int_option, sizes, split_many, split_one, Measure, PerDoc};
+use super::counters::encoding;
+use super::guard::{contain, detached};
 use super::strings::substring;
 
 type ChunkTuple = (usize, usize, usize, Option<String>);
@@ -27,46 +28,10 @@ fn tuples(spans: Vec<Span>) -> Vec<ChunkTuple> {
         .collect()
 }
 
-/// How a classic splitter measures: a built-in unit, or a Python callable.
-#[derive(Clone, Copy)]
-enum Unit {
-    Builtin(UnitCount),
-    Callback,
-}
-
-fn unit(length: &str, encoding_name: Option<&str>) -> PyResult<Unit> {
-    match (length, encoding_name) {
-        ("chars", _) => Ok(Unit::Builtin(UnitCount::Chars)),
-        ("tokens", Some(name)) => Ok(Unit::Builtin(UnitCount::Tokens(encoding(name)?))),
-        ("tokens", None) => Ok(Unit::Callback),
-        (other, _) => Err(PyValueError::new_err(format!(
-            "length must be 'tokens' or 'chars', got {other:?}"
-        ))),
-    }
-}
-
-impl Unit {
-    /// The counter of one call: the built-in unit, or `counter`, which a callable length
-    /// requires.
-    fn counter<'py>(self, counter: Option<Bound<'py, PyAny>>) -> PyResult<Counter<'py>> {
-        match (self, counter) {
-            (Unit::Builtin(unit), _) => Ok(Counter::Builtin(unit)),
-            (Unit::Callback, Some(f)) => Ok(Counter::Python(PyCounter { f })),
-            (Unit::Callback, None) => Err(PyValueError::new_err(
-                "tokenizer: a callable tokenizer must be passed as counter",
-            )),
-        }
-    }
-
-    /// The unit of a batch: built-in units only (the facade never batches a callable length;
-    /// if asked to, the batch measures characters).
-    fn batch(self) -> UnitCount {
-        match self {
-            Unit::Builtin(unit) => unit,
-            Unit::Callback => UnitCount::Chars,
-        }
-    }
-}
+/// The measure of the fixed-window splitters, which size their windows themselves (code
+/// points, or the tokenizer's own token edges) and never call a counter: a built-in unit,
+/// so that they run with the GIL released like every other built-in measure.
+const WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
 
 /// One document of the recursive splitter (`with_counts`: see
 /// [`recursive::split_measured`]).
@@ -99,25 +64,30 @@ impl PerDoc for RecursiveDoc<'_> {
 }
 
 /// LangChain's `RecursiveCharacterTextSplitter`, configured once (regexes compiled here).
-#[pyclass(frozen, name = "RecursiveCore")]
+#[pyclass(frozen, module = "ragchunk._core", name = "RecursiveSplitter")]
 pub(super) struct PyRecursive {
     cfg: RecursiveConfig,
-    unit: Unit,
+    measure: Measure,
 }
 
 impl PyRecursive {
-    fn chunks(
-        &self,
-        py: Python<'_>,
-        text: &str,
-        counter: Option<Bound<'_, PyAny>>,
-        with_counts: bool,
-    ) -> PyResult<Vec<ChunkTuple>> {
+    fn chunks(&self, py: Python<'_>, text: &str, with_counts: bool) -> PyResult<Vec<ChunkTuple>> {
         let job = RecursiveDoc {
             cfg: &self.cfg,
             with_counts,
         };
-        split_one(py, &job, text, self.unit.counter(counter)?)
+        split_one(py, &job, text, &self.measure)
+    }
+}
+
+fn keep_separator(value: &str) -> PyResult<KeepSeparator> {
+    match value {
+        "start" => Ok(KeepSeparator::Start),
+        "end" => Ok(KeepSeparator::End),
+        "none" => Ok(KeepSeparator::Drop),
+        other => Err(PyValueError::new_err(format!(
+            "keep_separator must be 'start', 'end' or 'none', got {other:?}"
+        ))),
     }
 }
 
@@ -125,81 +95,64 @@ impl PyRecursive {
 impl PyRecursive {
     /// `separators`: `(text, rust_regex)` pairs; `rust_regex` is `None` for a literal.
     #[new]
-    #[pyo3(signature = (chunk_size, chunk_overlap, separators, keep_separator, strip_whitespace, length, encoding_name=None))]
+    #[pyo3(signature = (chunk_size, chunk_overlap, separators, keep_separator, strip_whitespace, length="tokens", encoding_name=None, counter=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
-        chunk_size: usize,
-        chunk_overlap: usize,
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap: &Bound<'_, PyAny>,
         separators: Vec<(String, Option<String>)>,
         keep_separator: &str,
         strip_whitespace: bool,
         length: &str,
         encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        if chunk_size == 0 || chunk_overlap >= chunk_size {
-            return Err(PyValueError::new_err(format!(
-                "chunk_size must be > 0 and chunk_overlap < chunk_size, got {chunk_size} and {chunk_overlap}"
-            )));
-        }
-        if separators.is_empty() {
-            return Err(PyValueError::new_err("separators must not be empty"));
-        }
-        let keep_separator = match keep_separator {
-            "start" => KeepSeparator::Start,
-            "end" => KeepSeparator::End,
-            "none" => KeepSeparator::Drop,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "keep_separator must be 'start', 'end' or 'none', got {other:?}"
-                )))
+        contain(py, || {
+            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            if separators.is_empty() {
+                return Err(PyValueError::new_err("separators must not be empty"));
             }
-        };
-        let mut seps = Vec::with_capacity(separators.len());
-        for (i, (text, pattern)) in separators.iter().enumerate() {
-            seps.push(match pattern {
-                None => Separator::literal(text),
-                Some(p) => {
-                    let re = regex::Regex::new(p).map_err(|e| {
-                        PyValueError::new_err(format!("separators[{i}]: invalid regex: {e}"))
-                    })?;
-                    Separator::regex(text, re)
-                }
-            });
-        }
-        Ok(PyRecursive {
-            cfg: RecursiveConfig {
-                chunk_size,
-                chunk_overlap,
-                separators: seps,
-                keep_separator,
-                strip_whitespace,
-            },
-            unit: unit(length, encoding_name)?,
+            let keep_separator = self::keep_separator(keep_separator)?;
+            let mut seps = Vec::with_capacity(separators.len());
+            for (i, (text, pattern)) in separators.iter().enumerate() {
+                seps.push(match pattern {
+                    None => Separator::literal(text),
+                    Some(p) => {
+                        let re = regex::Regex::new(p).map_err(|e| {
+                            PyValueError::new_err(format!("separators[{i}]: invalid regex: {e}"))
+                        })?;
+                        Separator::regex(text, re)
+                    }
+                });
+            }
+            Ok(PyRecursive {
+                cfg: RecursiveConfig {
+                    chunk_size,
+                    chunk_overlap,
+                    separators: seps,
+                    keep_separator,
+                    strip_whitespace,
+                },
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
         })
     }
 
-    /// Chunks of one text; `counter` (a Python callable) is required for callback lengths.
-    #[pyo3(signature = (text, counter=None, with_counts=true))]
-    fn split(
-        &self,
-        py: Python<'_>,
-        text: PyBackedStr,
-        counter: Option<Bound<'_, PyAny>>,
-        with_counts: bool,
-    ) -> PyResult<Vec<ChunkTuple>> {
-        contain(py, || self.chunks(py, &text, counter, with_counts))
+    /// Chunks of one text.
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
+        contain(py, || self.chunks(py, &text, true))
     }
 
     /// Just the chunk strings of one text (LangChain's `split_text`), built here: slices of
     /// `text` (or the re-joined text), with no tuples or counts crossing into Python.
-    #[pyo3(signature = (text, counter=None))]
     fn split_text<'py>(
         &self,
         py: Python<'py>,
         text: Bound<'py, PyString>,
-        counter: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
         contain(py, || {
-            let chunks = self.chunks(py, text.to_str()?, counter, false)?;
+            let chunks = self.chunks(py, text.to_str()?, false)?;
             let mut strings = Vec::with_capacity(chunks.len());
             for (start, end, _, joined) in chunks {
                 strings.push(match joined {
@@ -211,7 +164,7 @@ impl PyRecursive {
         })
     }
 
-    /// `split` over many texts in parallel (GIL released), in input order. Built-in units only.
+    /// `split` over many texts, in input order.
     #[pyo3(signature = (texts, workers=None))]
     fn split_batch(
         &self,
@@ -224,112 +177,124 @@ impl PyRecursive {
                 cfg: &self.cfg,
                 with_counts: true,
             };
-            split_many(py, &job, &texts, self.unit.batch(), workers)
+            split_many(py, &job, &texts, &self.measure, workers)
         })
     }
 }
 
-/// One document of [`character_split`] and [`character_split_batch`].
-fn character_windows(
-    text: &str,
+/// One document of the character splitter.
+struct CharacterDoc {
     chunk_size: usize,
     chunk_overlap: usize,
     drop_last: bool,
-) -> Vec<ChunkTuple> {
-    let spans = character::split(text, chunk_size, chunk_overlap, drop_last);
-    tuples(spans_in_chars(text, spans))
 }
 
-/// Character windows: `(start, end, size, None)` per window.
-#[pyfunction]
-pub(super) fn character_split(
-    py: Python<'_>,
-    text: PyBackedStr,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    drop_last: bool,
-) -> PyResult<Vec<ChunkTuple>> {
-    contain(py, || {
-        detached(py, || {
-            character_windows(&text, chunk_size, chunk_overlap, drop_last)
+impl PerDoc for CharacterDoc {
+    type Doc = str;
+    type Out = Vec<ChunkTuple>;
+
+    fn run<C: TokenCounter>(&self, text: &str, _: &C) -> Result<Self::Out, C::Error> {
+        let spans = character::split(text, self.chunk_size, self.chunk_overlap, self.drop_last);
+        Ok(tuples(spans_in_chars(text, spans)))
+    }
+}
+
+/// Fixed windows of characters, configured once: `(start, end, size, None)` per window.
+#[pyclass(frozen, module = "ragchunk._core", name = "CharacterSplitter")]
+pub(super) struct PyCharacter(CharacterDoc);
+
+#[pymethods]
+impl PyCharacter {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap: &Bound<'_, PyAny>,
+        drop_last: bool,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            Ok(PyCharacter(CharacterDoc {
+                chunk_size,
+                chunk_overlap,
+                drop_last,
+            }))
         })
-    })
+    }
+
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
+        contain(py, || split_one(py, &self.0, &text, &WINDOWS))
+    }
+
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
+        contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
+    }
 }
 
-/// `character_split` over many texts in parallel, in input order.
-#[pyfunction]
-#[pyo3(signature = (texts, chunk_size, chunk_overlap, drop_last, workers=None))]
-pub(super) fn character_split_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
+/// One document of the token window splitter.
+struct TokenWindowDoc {
+    tok: &'static Tokenizer,
     chunk_size: usize,
     chunk_overlap: usize,
-    drop_last: bool,
-    workers: Option<usize>,
-) -> PyResult<Vec<Vec<ChunkTuple>>> {
-    contain(py, || {
-        map_docs(py, &texts, workers, |t| {
-            character_windows(t, chunk_size, chunk_overlap, drop_last)
+}
+
+impl PerDoc for TokenWindowDoc {
+    type Doc = str;
+    type Out = Vec<ChunkTuple>;
+
+    fn run<C: TokenCounter>(&self, text: &str, _: &C) -> Result<Self::Out, C::Error> {
+        let spans = token_window::split(self.tok, text, self.chunk_size, self.chunk_overlap);
+        Ok(tuples(spans_in_chars(text, spans)))
+    }
+}
+
+/// Token windows over a built-in encoding, cut at character boundaries, configured once:
+/// `(start, end, tokens, None)` per window.
+#[pyclass(frozen, module = "ragchunk._core", name = "TokenWindowSplitter")]
+pub(super) struct PyTokenWindow(TokenWindowDoc);
+
+#[pymethods]
+impl PyTokenWindow {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap: &Bound<'_, PyAny>,
+        encoding_name: &str,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            Ok(PyTokenWindow(TokenWindowDoc {
+                tok: encoding(encoding_name)?,
+                chunk_size,
+                chunk_overlap,
+            }))
         })
-    })
-}
+    }
 
-/// One document of [`token_window_split`] and [`token_window_split_batch`].
-fn token_windows(tok: &Tokenizer, text: &str, size: usize, overlap: usize) -> Vec<ChunkTuple> {
-    tuples(spans_in_chars(
-        text,
-        token_window::split(tok, text, size, overlap),
-    ))
-}
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
+        contain(py, || split_one(py, &self.0, &text, &WINDOWS))
+    }
 
-/// Token windows over a built-in encoding: `(start, end, tokens, None)` per window.
-#[pyfunction]
-pub(super) fn token_window_split(
-    py: Python<'_>,
-    text: PyBackedStr,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    encoding_name: &str,
-) -> PyResult<Vec<ChunkTuple>> {
-    contain(py, || {
-        let tok = encoding(encoding_name)?;
-        detached(py, || token_windows(tok, &text, chunk_size, chunk_overlap))
-    })
-}
-
-/// `token_window_split` over many texts in parallel, in input order.
-#[pyfunction]
-#[pyo3(signature = (texts, chunk_size, chunk_overlap, encoding_name, workers=None))]
-pub(super) fn token_window_split_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    encoding_name: &str,
-    workers: Option<usize>,
-) -> PyResult<Vec<Vec<ChunkTuple>>> {
-    contain(py, || {
-        let tok = encoding(encoding_name)?;
-        map_docs(py, &texts, workers, |t| {
-            token_windows(tok, t, chunk_size, chunk_overlap)
-        })
-    })
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
+        contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
+    }
 }
 
 /// One document of the sentence splitter.
 struct SentenceDoc(sentence::SentenceConfig);
-
-impl SentenceDoc {
-    fn new(chunk_size: usize, overlap_sentences: usize) -> PyResult<Self> {
-        if chunk_size == 0 {
-            return Err(PyValueError::new_err("chunk_size must be >= 1"));
-        }
-        Ok(SentenceDoc(sentence::SentenceConfig {
-            chunk_size,
-            overlap_sentences,
-        }))
-    }
-}
 
 impl PerDoc for SentenceDoc {
     type Doc = str;
@@ -346,42 +311,57 @@ impl PerDoc for SentenceDoc {
     }
 }
 
-/// Whole sentences packed up to `chunk_size`: `(start, end, size, None)` per chunk.
-#[pyfunction]
-#[pyo3(signature = (text, chunk_size, overlap_sentences, length, encoding_name=None, counter=None))]
-pub(super) fn sentence_split(
-    py: Python<'_>,
-    text: PyBackedStr,
-    chunk_size: usize,
-    overlap_sentences: usize,
-    length: &str,
-    encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
-) -> PyResult<Vec<ChunkTuple>> {
-    contain(py, || {
-        let job = SentenceDoc::new(chunk_size, overlap_sentences)?;
-        let counter = unit(length, encoding_name)?.counter(counter)?;
-        split_one(py, &job, &text, counter)
-    })
+/// Whole sentences packed up to `chunk_size`, configured once: `(start, end, size, None)`
+/// per chunk.
+#[pyclass(frozen, module = "ragchunk._core", name = "SentenceSplitter")]
+pub(super) struct PySentence {
+    job: SentenceDoc,
+    measure: Measure,
 }
 
-/// `sentence_split` over many texts in parallel (built-in units), in input order.
-#[pyfunction]
-#[pyo3(signature = (texts, chunk_size, overlap_sentences, length, encoding_name=None, workers=None))]
-pub(super) fn sentence_split_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
-    chunk_size: usize,
-    overlap_sentences: usize,
-    length: &str,
-    encoding_name: Option<&str>,
-    workers: Option<usize>,
-) -> PyResult<Vec<Vec<ChunkTuple>>> {
-    contain(py, || {
-        let job = SentenceDoc::new(chunk_size, overlap_sentences)?;
-        let unit = unit(length, encoding_name)?.batch();
-        split_many(py, &job, &texts, unit, workers)
-    })
+#[pymethods]
+impl PySentence {
+    #[new]
+    #[pyo3(signature = (chunk_size, chunk_overlap_sentences, length="tokens", encoding_name=None, counter=None))]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap_sentences: &Bound<'_, PyAny>,
+        length: &str,
+        encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            let config = sentence::SentenceConfig {
+                chunk_size: int_option(chunk_size, "chunk_size", 1)?,
+                overlap_sentences: int_option(
+                    chunk_overlap_sentences,
+                    "chunk_overlap_sentences",
+                    0,
+                )?,
+            };
+            Ok(PySentence {
+                job: SentenceDoc(config),
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
+        })
+    }
+
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
+        contain(py, || split_one(py, &self.job, &text, &self.measure))
+    }
+
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
+        contain(py, || {
+            split_many(py, &self.job, &texts, &self.measure, workers)
+        })
+    }
 }
 
 /// Sentence spans `(start, end)` in code points.

@@ -1,4 +1,4 @@
-//! `CodeSplitter`, with the grammars of the `code` feature.
+//! `CodeSplitter`, configured once, with the grammars of the `code` feature.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -7,7 +7,7 @@ use pyo3::pybacked::PyBackedStr;
 use crate::splitters::code::{self, Lang};
 use crate::tokenizer::TokenCounter;
 
-use super::counters::{split_many, split_one, unit_count, Counter, PerDoc};
+use super::chunker::{int_option, split_many, split_one, Measure, PerDoc};
 use super::guard::contain;
 
 /// `(start, end, size, symbols, start_line, end_line)`, code points, lines 1-based inclusive.
@@ -50,44 +50,49 @@ impl PerDoc for CodeDoc {
     }
 }
 
-/// `CodeSplitter.split` in one crossing. `encoding_name` (built-in tokenizer, GIL released),
-/// `counter` (Python callable, GIL held) or neither (`length="chars"`).
-#[pyfunction]
-#[pyo3(name = "code_split", signature = (text, language, chunk_size, encoding_name, counter))]
-pub(super) fn split_code(
-    py: Python<'_>,
-    text: PyBackedStr,
-    language: &str,
-    chunk_size: usize,
-    encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
-) -> PyResult<Vec<CodeChunkPy>> {
-    contain(py, || {
-        let job = CodeDoc {
-            lang: code_lang(language)?,
-            chunk_size,
-        };
-        split_one(py, &job, &text, Counter::new(encoding_name, counter)?)
-    })
+/// `CodeSplitter`, configured once: `(start, end, size, symbols, start_line, end_line)` chunks.
+#[pyclass(frozen, module = "ragchunk._core", name = "CodeSplitter")]
+pub(super) struct PyCode {
+    job: CodeDoc,
+    measure: Measure,
 }
 
-/// `CodeSplitter.split_batch`: files in parallel (rayon), GIL released. Built-in tokenizers
-/// and `length="chars"` only.
-#[pyfunction]
-#[pyo3(name = "code_split_batch", signature = (texts, language, chunk_size, encoding_name, workers))]
-pub(super) fn split_code_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
-    language: &str,
-    chunk_size: usize,
-    encoding_name: Option<&str>,
-    workers: Option<usize>,
-) -> PyResult<Vec<Vec<CodeChunkPy>>> {
-    contain(py, || {
-        let job = CodeDoc {
-            lang: code_lang(language)?,
-            chunk_size,
-        };
-        split_many(py, &job, &texts, unit_count(encoding_name)?, workers)
-    })
+#[pymethods]
+impl PyCode {
+    #[new]
+    #[pyo3(signature = (language, chunk_size, length="tokens", encoding_name=None, counter=None))]
+    fn new(
+        py: Python<'_>,
+        language: &str,
+        chunk_size: &Bound<'_, PyAny>,
+        length: &str,
+        encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            Ok(PyCode {
+                job: CodeDoc {
+                    lang: code_lang(language)?,
+                    chunk_size: int_option(chunk_size, "chunk_size", 1)?,
+                },
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
+        })
+    }
+
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<CodeChunkPy>> {
+        contain(py, || split_one(py, &self.job, &text, &self.measure))
+    }
+
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<Vec<CodeChunkPy>>> {
+        contain(py, || {
+            split_many(py, &self.job, &texts, &self.measure, workers)
+        })
+    }
 }

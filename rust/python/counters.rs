@@ -1,16 +1,13 @@
-//! Counting: the token-count entry points, and how a chunker's arguments choose its counter
-//! (a built-in unit, GIL released, or a Python callable, GIL held), with the one generic path
-//! that runs a splitter over one document or over a batch.
-
-use std::borrow::Borrow;
+//! Counting: the token-count entry points, the built-in encodings by name, and the counter
+//! that calls a Python callable.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::tokenizer::{EncodingName, TokenCounter, Tokenizer, UnitCount};
+use crate::tokenizer::{EncodingName, TokenCounter, Tokenizer};
 
-use super::guard::{contain, detached, map_docs, never};
+use super::guard::{contain, detached, map_docs};
 
 pub(super) fn encoding(name: &str) -> PyResult<&'static Tokenizer> {
     let parsed: EncodingName = name.parse().map_err(|_| {
@@ -120,81 +117,6 @@ impl TokenCounter for PyCounter<'_> {
     fn count(&self, text: &str) -> Result<usize, PyErr> {
         self.f.call1((text,))?.extract::<usize>()
     }
-}
-
-/// The built-in encoding named, or characters for `None`: the unit of the GIL-free paths.
-pub(super) fn unit_count(encoding_name: Option<&str>) -> PyResult<UnitCount> {
-    Ok(match encoding_name {
-        Some(name) => UnitCount::Tokens(encoding(name)?),
-        None => UnitCount::Chars,
-    })
-}
-
-/// The counter a chunker's arguments choose.
-pub(super) enum Counter<'py> {
-    /// A built-in unit: the work runs with the GIL released.
-    Builtin(UnitCount),
-    /// A Python callable: the work runs with the GIL held.
-    Python(PyCounter<'py>),
-}
-
-impl<'py> Counter<'py> {
-    /// The structure-aware splitters' choice: a Python callable (`counter`, no encoding), else
-    /// a built-in encoding (`encoding_name`) or characters (neither).
-    pub(super) fn new(
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Self> {
-        Ok(match (encoding_name, counter) {
-            (None, Some(f)) => Counter::Python(PyCounter { f }),
-            (name, _) => Counter::Builtin(unit_count(name)?),
-        })
-    }
-}
-
-/// One document's work for a splitter's entry points: the same code for a single document and
-/// for every document of a batch, generic over the counter. (A trait, not a closure: a
-/// closure cannot be generic over the counter type, and the Python callback and the built-in
-/// units are different types.)
-pub(super) trait PerDoc: Sync {
-    /// One document as the entry points receive it.
-    type Doc: ?Sized + Sync;
-    /// One document's result, already in its Python shape (converted by the workers).
-    type Out: Send;
-
-    /// The work with any counter (a Python callable: the GIL is held).
-    fn run<C: TokenCounter>(&self, doc: &Self::Doc, counter: &C) -> Result<Self::Out, C::Error>;
-
-    /// The work with a built-in unit (the GIL is released): [`PerDoc::run`] with the unit as
-    /// the counter, unless a splitter has a faster path for its built-in units.
-    fn run_builtin(&self, doc: &Self::Doc, unit: UnitCount) -> Self::Out {
-        never(self.run(doc, &unit))
-    }
-}
-
-/// `job` on one document with the counter its arguments chose.
-pub(super) fn split_one<J: PerDoc>(
-    py: Python<'_>,
-    job: &J,
-    doc: &J::Doc,
-    counter: Counter<'_>,
-) -> PyResult<J::Out> {
-    match counter {
-        Counter::Python(c) => job.run(doc, &c),
-        Counter::Builtin(unit) => detached(py, || job.run_builtin(doc, unit)),
-    }
-}
-
-/// `job` on every document in parallel with a built-in unit (a Python callback cannot run
-/// without the GIL), results in input order.
-pub(super) fn split_many<J: PerDoc, D: Borrow<J::Doc> + Sync>(
-    py: Python<'_>,
-    job: &J,
-    docs: &[D],
-    unit: UnitCount,
-    workers: Option<usize>,
-) -> PyResult<Vec<J::Out>> {
-    map_docs(py, docs, workers, |d| job.run_builtin(d.borrow(), unit))
 }
 
 /// `[len(encoding.encode_ordinary(t)) for t in texts]`, in parallel, GIL released.

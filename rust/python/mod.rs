@@ -8,10 +8,13 @@
 //!
 //! * [`guard`]: panic containment, GIL release, internal errors, the batch helper;
 //! * [`strings`]: CPython's string layout (every `unsafe` of the bindings);
-//! * [`counters`]: the token-count entry points and the counter a chunker's arguments choose,
-//!   with the one generic path a splitter's single and batch entry points share;
-//! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area.
+//! * [`counters`]: the token-count entry points and the counter that calls Python;
+//! * [`chunker`]: what every configured chunker class shares: its options checked once, and
+//!   the one generic path its `split` and `split_batch` share;
+//! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
+//!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
 
+mod chunker;
 mod classic;
 #[cfg(feature = "code")]
 mod code;
@@ -44,28 +47,20 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ragflow::extract_positions, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::parse_delimiter_field, m)?)?;
 
+    m.add_class::<classic::PyCharacter>()?;
+    m.add_class::<classic::PyTokenWindow>()?;
     m.add_class::<classic::PyRecursive>()?;
-    m.add_function(wrap_pyfunction!(classic::character_split, m)?)?;
-    m.add_function(wrap_pyfunction!(classic::character_split_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(classic::token_window_split, m)?)?;
-    m.add_function(wrap_pyfunction!(classic::token_window_split_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(classic::sentence_split, m)?)?;
-    m.add_function(wrap_pyfunction!(classic::sentence_split_batch, m)?)?;
+    m.add_class::<classic::PySentence>()?;
     m.add_function(wrap_pyfunction!(classic::sentences, m)?)?;
 
-    m.add_function(wrap_pyfunction!(structured::split_markdown, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::split_markdown_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::split_html, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::split_html_batch, m)?)?;
+    m.add_class::<structured::PyMarkdown>()?;
+    m.add_class::<structured::PyHtml>()?;
+    m.add_class::<structured::PyTitleTree>()?;
     m.add_function(wrap_pyfunction!(structured::html_text, m)?)?;
     m.add_function(wrap_pyfunction!(structured::layout_html, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::split_title_tree, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::split_title_tree_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(structured::markdown_blocks, m)?)?;
 
     #[cfg(feature = "code")]
-    {
-        m.add_function(wrap_pyfunction!(code::split_code, m)?)?;
-        m.add_function(wrap_pyfunction!(code::split_code_batch, m)?)?;
-    }
+    m.add_class::<code::PyCode>()?;
     Ok(())
 }

@@ -1,16 +1,18 @@
-//! The structure-aware splitters: Markdown, HTML and title trees, each a single and a batch
-//! entry point over one [`PerDoc`] job. Offsets go back in code points.
+//! The structure-aware chunkers, each a configured class: Markdown, HTML and title trees,
+//! with the layouts the title tree reads (the HTML layout, the Markdown blocks). Offsets go
+//! back in code points.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
+use crate::splitters::html::{self, TitleBlock};
+use crate::splitters::markdown;
 use crate::splitters::packer::{PackOptions, PackOutput};
 use crate::splitters::title_tree::{self, TitleTreeError};
-use crate::splitters::{html, markdown};
 use crate::tokenizer::TokenCounter;
 
-use super::counters::{split_many, split_one, unit_count, Counter, PerDoc};
+use super::chunker::{int_option, sizes, split_many, split_one, Measure, PerDoc};
 use super::guard::{contain, detached};
 
 /// One packed chunk (Markdown, HTML) for Python: code-point `(start, end)`, size, section
@@ -18,24 +20,27 @@ use super::guard::{contain, detached};
 type PackedChunkPy = (usize, usize, usize, usize, Option<(usize, usize)>);
 type PackedResultPy = (Vec<PackedChunkPy>, Vec<Vec<String>>);
 
+/// The packer's options of a Markdown or HTML splitter; `levels` are the heading levels that
+/// start sections.
 fn pack_options(
-    chunk_size: usize,
-    chunk_overlap: usize,
+    chunk_size: &Bound<'_, PyAny>,
+    chunk_overlap: &Bound<'_, PyAny>,
     levels: &[usize],
     strip_headers: bool,
 ) -> PyResult<PackOptions> {
+    let (chunk_size, overlap) = sizes(chunk_size, chunk_overlap)?;
     let mut split_levels = [false; 7];
     for &l in levels {
         if !(1..=6).contains(&l) {
             return Err(PyValueError::new_err(format!(
-                "headers_to_split_on: heading levels are 1..6, got {l}"
+                "levels: heading levels are 1..6, got {l}"
             )));
         }
         split_levels[l] = true;
     }
     Ok(PackOptions {
         chunk_size,
-        overlap: chunk_overlap,
+        overlap,
         split_levels,
         strip_headers,
     })
@@ -64,56 +69,57 @@ impl PerDoc for MarkdownDoc {
     }
 }
 
-/// `MarkdownSplitter.split` in one crossing. `encoding_name` (built-in tokenizer, GIL
-/// released), `counter` (Python callable, GIL held) or neither (`length="chars"`).
-#[pyfunction]
-#[pyo3(name = "markdown_split", signature = (text, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, counter))]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn split_markdown(
-    py: Python<'_>,
-    text: PyBackedStr,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    levels: Vec<usize>,
-    strip_headers: bool,
-    encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
-) -> PyResult<PackedResultPy> {
-    contain(py, || {
-        let job = MarkdownDoc(pack_options(
-            chunk_size,
-            chunk_overlap,
-            &levels,
-            strip_headers,
-        )?);
-        split_one(py, &job, &text, Counter::new(encoding_name, counter)?)
-    })
+/// `MarkdownSplitter`, configured once: each document's chunks and its sections' heading
+/// paths.
+#[pyclass(frozen, module = "ragchunk._core", name = "MarkdownSplitter")]
+pub(super) struct PyMarkdown {
+    job: MarkdownDoc,
+    measure: Measure,
 }
 
-/// `MarkdownSplitter.split_batch`: documents in parallel (rayon), GIL released. Built-in
-/// tokenizers and `length="chars"` only.
-#[pyfunction]
-#[pyo3(name = "markdown_split_batch", signature = (texts, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, workers))]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn split_markdown_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    levels: Vec<usize>,
-    strip_headers: bool,
-    encoding_name: Option<&str>,
-    workers: Option<usize>,
-) -> PyResult<Vec<PackedResultPy>> {
-    contain(py, || {
-        let job = MarkdownDoc(pack_options(
-            chunk_size,
-            chunk_overlap,
-            &levels,
-            strip_headers,
-        )?);
-        split_many(py, &job, &texts, unit_count(encoding_name)?, workers)
-    })
+#[pymethods]
+impl PyMarkdown {
+    #[new]
+    #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap: &Bound<'_, PyAny>,
+        levels: Vec<usize>,
+        strip_headers: bool,
+        length: &str,
+        encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            Ok(PyMarkdown {
+                job: MarkdownDoc(pack_options(
+                    chunk_size,
+                    chunk_overlap,
+                    &levels,
+                    strip_headers,
+                )?),
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
+        })
+    }
+
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<PackedResultPy> {
+        contain(py, || split_one(py, &self.job, &text, &self.measure))
+    }
+
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<PackedResultPy>> {
+        contain(py, || {
+            split_many(py, &self.job, &texts, &self.measure, workers)
+        })
+    }
 }
 
 /// `HTMLSplitter.split`: the laid-out text, its chunks (as [`PackedChunkPy`], offsets into that
@@ -134,55 +140,56 @@ impl PerDoc for HtmlDoc {
     }
 }
 
-/// `HTMLSplitter.split` in one crossing (see [`split_markdown`] for the counter choice).
-#[pyfunction]
-#[pyo3(name = "html_split", signature = (text, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, counter))]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn split_html(
-    py: Python<'_>,
-    text: PyBackedStr,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    levels: Vec<usize>,
-    strip_headers: bool,
-    encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
-) -> PyResult<HtmlResultPy> {
-    contain(py, || {
-        let job = HtmlDoc(pack_options(
-            chunk_size,
-            chunk_overlap,
-            &levels,
-            strip_headers,
-        )?);
-        split_one(py, &job, &text, Counter::new(encoding_name, counter)?)
-    })
+/// `HTMLSplitter`, configured once: each document's laid-out text, chunks and sections.
+#[pyclass(frozen, module = "ragchunk._core", name = "HTMLSplitter")]
+pub(super) struct PyHtml {
+    job: HtmlDoc,
+    measure: Measure,
 }
 
-/// `HTMLSplitter.split_batch`: documents in parallel (rayon), GIL released. Built-in
-/// tokenizers and `length="chars"` only.
-#[pyfunction]
-#[pyo3(name = "html_split_batch", signature = (texts, chunk_size, chunk_overlap, levels, strip_headers, encoding_name, workers))]
-#[allow(clippy::too_many_arguments)]
-pub(super) fn split_html_batch(
-    py: Python<'_>,
-    texts: Vec<PyBackedStr>,
-    chunk_size: usize,
-    chunk_overlap: usize,
-    levels: Vec<usize>,
-    strip_headers: bool,
-    encoding_name: Option<&str>,
-    workers: Option<usize>,
-) -> PyResult<Vec<HtmlResultPy>> {
-    contain(py, || {
-        let job = HtmlDoc(pack_options(
-            chunk_size,
-            chunk_overlap,
-            &levels,
-            strip_headers,
-        )?);
-        split_many(py, &job, &texts, unit_count(encoding_name)?, workers)
-    })
+#[pymethods]
+impl PyHtml {
+    #[new]
+    #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        chunk_overlap: &Bound<'_, PyAny>,
+        levels: Vec<usize>,
+        strip_headers: bool,
+        length: &str,
+        encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            Ok(PyHtml {
+                job: HtmlDoc(pack_options(
+                    chunk_size,
+                    chunk_overlap,
+                    &levels,
+                    strip_headers,
+                )?),
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
+        })
+    }
+
+    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<HtmlResultPy> {
+        contain(py, || split_one(py, &self.job, &text, &self.measure))
+    }
+
+    #[pyo3(signature = (texts, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<HtmlResultPy>> {
+        contain(py, || {
+            split_many(py, &self.job, &texts, &self.measure, workers)
+        })
+    }
 }
 
 /// `HTMLSplitter.extract_text`: the laid-out text chunk offsets index into.
@@ -191,23 +198,36 @@ pub(super) fn html_text(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
     contain(py, || detached(py, || html::layout_html(&text).text))
 }
 
-/// `(text, [(start, end, level, title)])` of [`layout_html`].
-type HtmlLayoutPy = (String, Vec<(usize, usize, usize, String)>);
+/// A title tree's blocks for Python: `(start, end, heading level or 0, heading text)`.
+type TitleBlocksPy = Vec<(usize, usize, usize, String)>;
+
+fn title_blocks_py(blocks: Vec<TitleBlock>) -> TitleBlocksPy {
+    blocks
+        .into_iter()
+        .map(|b| (b.start, b.end, b.level, b.title))
+        .collect()
+}
 
 /// `HTMLSplitter`'s text layout with its blocks, for `TitleTreeChunker(title_source="html")`:
 /// `(text, [(start, end, heading level or 0, heading text)])`, offsets in code points.
 #[pyfunction]
 #[pyo3(name = "html_layout")]
-pub(super) fn layout_html(py: Python<'_>, text: PyBackedStr) -> PyResult<HtmlLayoutPy> {
+pub(super) fn layout_html(py: Python<'_>, text: PyBackedStr) -> PyResult<(String, TitleBlocksPy)> {
     contain(py, || {
         detached(py, || {
             let layout = html::layout_html(&text);
-            let blocks = html::title_blocks(&layout)
-                .into_iter()
-                .map(|b| (b.start, b.end, b.level, b.title))
-                .collect();
+            let blocks = title_blocks_py(html::title_blocks(&layout));
             (layout.text, blocks)
         })
+    })
+}
+
+/// The Markdown block scanner's blocks, for `TitleTreeChunker(title_source="markdown")`:
+/// `[(start, end, heading level or 0, heading text)]`, offsets in code points.
+#[pyfunction]
+pub(super) fn markdown_blocks(py: Python<'_>, text: PyBackedStr) -> PyResult<TitleBlocksPy> {
+    contain(py, || {
+        detached(py, || title_blocks_py(markdown::title_blocks(&text)))
     })
 }
 
@@ -247,43 +267,64 @@ impl PerDoc for TitleTreeDoc {
     }
 }
 
-/// `TitleTreeChunker`: chunks of a laid-out title tree (built by the Python facade).
+/// `TitleTreeChunker`, configured once: chunks of title trees laid out by the Python facade.
 /// Offsets in and out are code points.
-#[pyfunction]
-#[pyo3(name = "title_tree_split", signature = (text, parents, items, budget, encoding_name, counter))]
-pub(super) fn split_title_tree(
-    py: Python<'_>,
-    text: PyBackedStr,
-    parents: Vec<i64>,
-    items: Vec<(usize, usize, usize)>,
-    budget: usize,
-    encoding_name: Option<&str>,
-    counter: Option<Bound<'_, PyAny>>,
-) -> PyResult<Vec<TreeChunkPy>> {
-    contain(py, || {
-        let doc = (text, parents, items);
-        let counter = Counter::new(encoding_name, counter)?;
-        split_one(py, &TitleTreeDoc { budget }, &doc, counter)?.map_err(PyValueError::new_err)
-    })
+#[pyclass(frozen, module = "ragchunk._core", name = "TitleTreeChunker")]
+pub(super) struct PyTitleTree {
+    job: TitleTreeDoc,
+    measure: Measure,
 }
 
-/// `title_tree_split` over many laid-out documents in parallel, GIL released.
-#[pyfunction]
-#[pyo3(name = "title_tree_split_batch", signature = (docs, budget, encoding_name, workers))]
-pub(super) fn split_title_tree_batch(
-    py: Python<'_>,
-    docs: Vec<TreeDoc>,
-    budget: usize,
-    encoding_name: Option<&str>,
-    workers: Option<usize>,
-) -> PyResult<Vec<Vec<TreeChunkPy>>> {
-    contain(py, || {
-        let unit = unit_count(encoding_name)?;
-        let results = split_many(py, &TitleTreeDoc { budget }, &docs, unit, workers)?;
-        results
-            .into_iter()
-            .enumerate()
-            .map(|(i, r)| r.map_err(|e| PyValueError::new_err(format!("docs[{i}]: {e}"))))
-            .collect()
-    })
+#[pymethods]
+impl PyTitleTree {
+    #[new]
+    #[pyo3(signature = (chunk_size, length="tokens", encoding_name=None, counter=None))]
+    fn new(
+        py: Python<'_>,
+        chunk_size: &Bound<'_, PyAny>,
+        length: &str,
+        encoding_name: Option<&str>,
+        counter: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        contain(py, || {
+            Ok(PyTitleTree {
+                job: TitleTreeDoc {
+                    budget: int_option(chunk_size, "chunk_size", 1)?,
+                },
+                measure: Measure::new(length, encoding_name, counter)?,
+            })
+        })
+    }
+
+    /// The chunks of one laid-out tree: its text, each node's parent and the items.
+    fn split(
+        &self,
+        py: Python<'_>,
+        text: PyBackedStr,
+        parents: Vec<i64>,
+        items: Vec<(usize, usize, usize)>,
+    ) -> PyResult<Vec<TreeChunkPy>> {
+        contain(py, || {
+            let doc = (text, parents, items);
+            split_one(py, &self.job, &doc, &self.measure)?.map_err(PyValueError::new_err)
+        })
+    }
+
+    /// `split` over many laid-out trees `(text, parents, items)`, in input order.
+    #[pyo3(signature = (docs, workers=None))]
+    fn split_batch(
+        &self,
+        py: Python<'_>,
+        docs: Vec<TreeDoc>,
+        workers: Option<usize>,
+    ) -> PyResult<Vec<Vec<TreeChunkPy>>> {
+        contain(py, || {
+            let results = split_many(py, &self.job, &docs, &self.measure, workers)?;
+            results
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| r.map_err(|e| PyValueError::new_err(format!("docs[{i}]: {e}"))))
+                .collect()
+        })
+    }
 }

@@ -429,9 +429,8 @@ _NO_RUST = pytest.mark.skipif(
 @given(text=_CODE, lang=st.sampled_from(LANGUAGES), size=st.integers(1, 40))
 def test_backends_agree_property(text: str, lang: str, size: int) -> None:
     core = dispatch._import_core()
-    assert [tuple(c) for c in core.code_split(text, lang, size, None, None)] == pure.split_code(
-        text, lang, size, len
-    )
+    got = [tuple(c) for c in core.CodeSplitter(lang, size, "chars").split(text)]
+    assert got == pure.split_code(text, lang, size, len)
 
 
 @_NO_RUST
@@ -441,7 +440,8 @@ def test_backends_agree_snippets(lang: str, cl100k_count: Callable[[str], int]) 
     core = dispatch._import_core()
     src = SNIPPETS[lang][0] + "\n" + PY
     for size in (1, 3, 8, 20, 100):
-        got = [tuple(c) for c in core.code_split(src, lang, size, "cl100k_base", None)]
+        splitter = core.CodeSplitter(lang, size, "tokens", "cl100k_base")
+        got = [tuple(c) for c in splitter.split(src)]
         assert got == pure.split_code(src, lang, size, cl100k_count)
 
 

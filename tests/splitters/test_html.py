@@ -406,7 +406,7 @@ def test_backends_agree_chars(
     core = dispatch._import_core()
     lv = sorted(levels)
     overlap = min(overlap, size - 1)
-    got = core.html_split(html, size, overlap, lv, strip, None, None)
+    got = core.HTMLSplitter(size, overlap, lv, strip, "chars").split(html)
     want = pure_html.split_html(html, size, overlap, lv, strip, len)
     assert (got[0], list(got[1]), list(got[2])) == want
     assert core.html_text(html) == want[0]
@@ -416,7 +416,7 @@ def test_backends_agree_chars(
 @given(html=_HTML, size=st.integers(1, 60))
 def test_backends_agree_tokens(html: str, size: int, cl100k_count: Any) -> None:
     core = dispatch._import_core()
-    got = core.html_split(html, size, 0, [1, 2, 3], False, "cl100k_base", None)
+    got = core.HTMLSplitter(size, 0, [1, 2, 3], False, "tokens", "cl100k_base").split(html)
     want = pure_html.split_html(html, size, 0, [1, 2, 3], False, cl100k_count)
     assert (got[0], list(got[1]), list(got[2])) == want
 

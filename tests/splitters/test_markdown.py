@@ -326,7 +326,7 @@ def test_backends_agree_chars(
     core = dispatch._import_core()
     lv = sorted(levels)
     overlap = min(overlap, size - 1)
-    got = core.markdown_split(text, size, overlap, lv, strip, None, None)
+    got = core.MarkdownSplitter(size, overlap, lv, strip, "chars").split(text)
     want = pure.split_markdown(text, size, overlap, lv, strip, len)
     assert (list(got[0]), list(got[1])) == want
     if not strip:
@@ -337,7 +337,7 @@ def test_backends_agree_chars(
 @given(text=_DOCS, size=st.integers(1, 60))
 def test_backends_agree_tokens(text: str, size: int, cl100k_count: object) -> None:
     core = dispatch._import_core()
-    got = core.markdown_split(text, size, 0, [1, 2, 3], False, "cl100k_base", None)
+    got = core.MarkdownSplitter(size, 0, [1, 2, 3], False, "tokens", "cl100k_base").split(text)
     want = pure.split_markdown(text, size, 0, [1, 2, 3], False, cl100k_count)  # type: ignore[arg-type]
     assert (list(got[0]), list(got[1])) == want
 
@@ -350,6 +350,28 @@ def test_backends_agree_on_corpus(name: str, text: str) -> None:
     rust = splitter.split(text)
     dispatch.set_backend("python")
     assert splitter.split(text) == rust
+
+
+def _pure_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """What ``_core.markdown_blocks`` gives, from the fallback's scanner."""
+    return [
+        (b.start, b.end, b.level, b.text) if b.kind == "heading" else (b.start, b.end, 0, "")
+        for b in pure.scan_blocks(text)
+    ]
+
+
+@pytest.mark.single_backend
+@given(text=_DOCS)
+def test_backends_agree_on_blocks(text: str) -> None:
+    core = dispatch._import_core()
+    assert core.markdown_blocks(text) == _pure_blocks(text)
+
+
+@pytest.mark.single_backend
+def test_backends_agree_on_corpus_blocks() -> None:
+    core = dispatch._import_core()
+    for name, text in corpus_documents():
+        assert core.markdown_blocks(text) == _pure_blocks(text), name
 
 
 @pytest.mark.single_backend

@@ -312,7 +312,7 @@ _TREES = st.recursive(
 def test_backends_agree_on_trees(tree: dict[str, Any], budget: int) -> None:
     core = dispatch._import_core()
     lay = _layout_tree(tree)
-    got = core.title_tree_split(lay.text, lay.parents, lay.items, budget, None, None)
+    got = core.TitleTreeChunker(budget, "chars").split(lay.text, lay.parents, lay.items)
     want = pure.split_title_tree(lay.text, lay.parents, lay.items, budget, len)
     assert got == want
 

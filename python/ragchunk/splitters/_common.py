@@ -1,7 +1,9 @@
-"""What the size-aware splitters share: argument checks, chunk building, counting."""
+"""What the size-aware splitters share: argument checks, chunk building, counting, and the
+configured core object each one keeps per core module."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,6 +15,25 @@ from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 LENGTHS = ("tokens", "chars")
+
+
+# Kept beside the splitters rather than in them, so that a splitter still pickles and copies
+# (the compiled objects do neither) and the entry goes when the splitter does.
+_CONFIGURED: weakref.WeakKeyDictionary[object, tuple[object, Any]] = weakref.WeakKeyDictionary()
+
+
+def configured(owner: object, core: Any, build: Callable[[Any], Any]) -> Any:
+    """The compiled chunker configured like ``owner``: ``build(core)``, made once per core
+    module (the test suite switches backends, and a benchmark may load a second build) and
+    reused by every later call. ``build`` may return None for a configuration only Python
+    runs; that answer is kept too. Called inside the ``rust`` half of ``dispatch.run``, so a
+    build that raises ``UnicodeEncodeError`` (an option holding a lone surrogate) falls back."""
+    hit = _CONFIGURED.get(owner)
+    if hit is not None and hit[0] is core:
+        return hit[1]
+    obj = build(core)
+    _CONFIGURED[owner] = (core, obj)
+    return obj
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
@@ -144,13 +165,21 @@ class Measured(Splitter):
             self._pure_count = pure_counter(self._tok)
         return self._pure_count
 
+    def _core_counter(self) -> tuple[str | None, Callable[[str], int] | None]:
+        """``(built-in encoding, Python counter)`` for the core: at most one is set."""
+        tok = self._tok
+        builtin = tok.builtin if tok is not None else None
+        return builtin, (tok.exact if tok is not None and builtin is None else None)
+
 
 class SectionSplitter(Measured):
     """What MarkdownSplitter and HTMLSplitter share: arguments, counting, batch dispatch.
 
-    Subclasses give the heading-level parser, the core's one-document and batch functions
-    and how a result becomes chunks.
+    Subclasses give the heading-level parser, the name of their configured class in the core
+    (``_core_class``) and how a result becomes chunks.
     """
+
+    _core_class: str
 
     def __init__(
         self,
@@ -184,37 +213,37 @@ class SectionSplitter(Measured):
             f"tokenizer={self.tokenizer!r})"
         )
 
-    def _core_args(self) -> list[Any]:
-        """The arguments every core call takes after the text: sizes, levels, stripping."""
-        return [self.chunk_size, self.chunk_overlap, list(self._levels), self.strip_headers]
+    def _core(self, core: Any) -> Any:
+        """The core's ``_core_class``, configured like this splitter."""
 
-    def _core_counter(self) -> tuple[str | None, Callable[[str], int] | None]:
-        """``(built-in encoding, Python counter)`` for the core: at most one is set."""
-        tok = self._tok
-        builtin = tok.builtin if tok is not None else None
-        return builtin, (tok.exact if tok is not None and builtin is None else None)
+        def build(compiled: Any) -> Any:
+            return getattr(compiled, type(self)._core_class)(
+                self.chunk_size,
+                self.chunk_overlap,
+                list(self._levels),
+                self.strip_headers,
+                self.length,
+                *self._core_counter(),
+            )
+
+        return configured(self, core, build)
 
     def _split_batch(
         self,
         texts: Sequence[str],
         workers: int | None,
-        batch: str,
         build: Callable[[str, Any], list[Chunk]],
     ) -> list[list[Chunk]]:
-        """Validated documents run through the core's ``batch`` function in parallel (GIL
-        released), each result made into chunks by ``build(document, result)``; one
-        :meth:`split` after another on the fallback, or with a Python tokenizer (which needs
-        the GIL)."""
+        """Validated documents run through the core's ``split_batch`` (in parallel with the
+        GIL released for a built-in tokenizer, one after another inside the core for a Python
+        one), each result made into chunks by ``build(document, result)``; one :meth:`split`
+        after another on the fallback."""
         docs = self._docs(texts)
         check_workers(workers)
-        tok = self._tok
-        rust = None
-        if tok is None or tok.builtin is not None:
-            builtin = tok.builtin if tok is not None else None
 
-            def rust(core: Any) -> list[list[Chunk]]:
-                results = getattr(core, batch)(docs, *self._core_args(), builtin, workers)
-                return [build(doc, result) for doc, result in zip(docs, results, strict=True)]
+        def rust(core: Any) -> list[list[Chunk]]:
+            results = self._core(core).split_batch(docs, workers)
+            return [build(doc, result) for doc, result in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self.split(t) for t in docs])
 

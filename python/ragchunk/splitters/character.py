@@ -8,7 +8,7 @@ from typing import Any
 from .._pure.splitters import character as _pure
 from ..core import dispatch
 from ..core.chunk import Chunk
-from ._common import ChunkTuple, WindowSplitter, check_batch, check_sizes, to_chunks
+from ._common import ChunkTuple, WindowSplitter, check_batch, check_sizes, configured, to_chunks
 
 __all__ = ["CharacterSplitter"]
 
@@ -43,20 +43,27 @@ class CharacterSplitter(WindowSplitter):
             f"chunk_overlap={self.chunk_overlap}, drop_last={self.drop_last})"
         )
 
+    def _core(self, core: Any) -> Any:
+        return configured(
+            self,
+            core,
+            lambda c: c.CharacterSplitter(self.chunk_size, self.chunk_overlap, self.drop_last),
+        )
+
     def _tuples(self, text: str) -> list[ChunkTuple]:
-        args = (self.chunk_size, self.chunk_overlap, self.drop_last)
         return dispatch.run(
-            lambda core: core.character_split(text, *args),
-            lambda: _pure.character_split(text, *args),
+            lambda core: self._core(core).split(text),
+            lambda: _pure.character_split(
+                text, self.chunk_size, self.chunk_overlap, self.drop_last
+            ),
         )
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many texts, in parallel on the Rust backend, in input order."""
         docs = check_batch(texts, workers)
-        args = (self.chunk_size, self.chunk_overlap, self.drop_last)
 
         def rust(core: Any) -> list[list[Chunk]]:
-            results = core.character_split_batch(docs, *args, workers)
+            results = self._core(core).split_batch(docs, workers)
             return [to_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self.split(t) for t in docs])

@@ -15,7 +15,7 @@ from .._pure.splitters import code as _pure
 from .._pure.splitters.code import CodeChunkRaw
 from ..core import dispatch
 from ..core.chunk import Chunk
-from ._common import Measured, check_batch, check_int, check_parsed_text
+from ._common import Measured, check_batch, check_int, check_parsed_text, configured
 
 __all__ = ["LANGUAGES", "CodeSplitter", "canonical_language", "supported_languages"]
 
@@ -136,12 +136,18 @@ class CodeSplitter(Measured):
             f"length={self.length!r}, tokenizer={self.tokenizer!r})"
         )
 
+    def _core(self, core: Any) -> Any:
+        return configured(
+            self,
+            core,
+            lambda c: c.CodeSplitter(
+                self.language, self.chunk_size, self.length, *self._core_counter()
+            ),
+        )
+
     def _raw(self, text: str) -> list[CodeChunkRaw]:
-        tok = self._tok
-        builtin = tok.builtin if tok is not None else None
-        counter = tok.exact if tok is not None and builtin is None else None
         return dispatch.run(
-            lambda core: core.code_split(text, self.language, self.chunk_size, builtin, counter),
+            lambda core: self._core(core).split(text),
             lambda: _pure.split_code(text, self.language, self.chunk_size, self._count()),
         )
 
@@ -168,22 +174,14 @@ class CodeSplitter(Measured):
         return self._build(text, self._raw(text))
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many files; in parallel with the GIL released on the Rust
-        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        """:meth:`split` over many files, in input order; on the Rust backend in parallel with
+        the GIL released (a built-in tokenizer or ``length="chars"``), or one after another
+        inside the core for a Python tokenizer."""
         texts = check_batch(texts, workers)
         docs = [check_parsed_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
-        tok = self._tok
-        rust = None
-        if tok is None or tok.builtin is not None:  # a Python tokenizer needs the GIL
 
-            def rust(core: Any) -> list[list[Chunk]]:
-                results = core.code_split_batch(
-                    docs,
-                    self.language,
-                    self.chunk_size,
-                    tok.builtin if tok is not None else None,
-                    workers,
-                )
-                return [self._build(t, raw) for t, raw in zip(docs, results, strict=True)]
+        def rust(core: Any) -> list[list[Chunk]]:
+            results = self._core(core).split_batch(docs, workers)
+            return [self._build(t, raw) for t, raw in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self._build(t, self._raw(t)) for t in docs])

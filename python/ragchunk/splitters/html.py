@@ -43,8 +43,8 @@ class HTMLSplitter(SectionSplitter):
     (unclosed or misnested tags, stray table content) is recovered exactly as a browser
     would, and both backends see the same tree (except in a few corners where html5lib 1.1
     predates newer parsing rules: ``<select>`` content, an unclosed ``<template>``,
-    ``<frameset>``, some end tags inside ``<svg>``/``<math>``; see ``ragchunk._pure.splitters.html``).
-    The tree is then laid out as plain text
+    ``<frameset>``, some end tags inside ``<svg>``/``<math>``; see
+    ``ragchunk._pure.splitters.html``). The tree is then laid out as plain text
     (:meth:`extract_text`):
 
     * ``script``, ``style``, ``template`` and ``noscript`` elements are dropped with their
@@ -94,6 +94,8 @@ class HTMLSplitter(SectionSplitter):
     ['Guide', 'Install'] 'Install\\n\\npip install ragchunk'
     """
 
+    _core_class = "HTMLSplitter"
+
     def __init__(
         self,
         chunk_size: int,
@@ -115,7 +117,7 @@ class HTMLSplitter(SectionSplitter):
 
     def _raw(self, html: str) -> _HtmlRaw:
         return dispatch.run(
-            lambda core: tuple(core.html_split(html, *self._core_args(), *self._core_counter())),
+            lambda core: tuple(self._core(core).split(html)),
             lambda: _pure_html.split_html(
                 html,
                 self.chunk_size,
@@ -145,11 +147,9 @@ class HTMLSplitter(SectionSplitter):
         return section_chunks(text, raw, sections)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
-        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        """:meth:`split` over many documents, in input order; on the Rust backend in parallel
+        with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
+        another inside the core for a Python tokenizer."""
         return self._split_batch(
-            texts,
-            workers,
-            "html_split_batch",
-            lambda _doc, result: section_chunks(result[0], result[1], result[2]),
+            texts, workers, lambda _doc, result: section_chunks(result[0], result[1], result[2])
         )

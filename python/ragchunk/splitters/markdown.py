@@ -76,6 +76,8 @@ class MarkdownSplitter(SectionSplitter):
     ['Guide', 'Install'] '## Install\\n\\n```sh\\npip install ragchunk\\n```'
     """
 
+    _core_class = "MarkdownSplitter"
+
     def __init__(
         self,
         chunk_size: int,
@@ -97,9 +99,7 @@ class MarkdownSplitter(SectionSplitter):
 
     def _raw(self, text: str) -> tuple[list[MdChunkRaw], list[list[str]]]:
         return dispatch.run(
-            lambda core: tuple(
-                core.markdown_split(text, *self._core_args(), *self._core_counter())
-            ),
+            lambda core: tuple(self._core(core).split(text)),
             lambda: _pure.split_markdown(
                 text,
                 self.chunk_size,
@@ -117,11 +117,9 @@ class MarkdownSplitter(SectionSplitter):
         return section_chunks(text, raw, sections)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
-        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        """:meth:`split` over many documents, in input order; on the Rust backend in parallel
+        with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
+        another inside the core for a Python tokenizer."""
         return self._split_batch(
-            texts,
-            workers,
-            "markdown_split_batch",
-            lambda doc, result: section_chunks(doc, result[0], result[1]),
+            texts, workers, lambda doc, result: section_chunks(doc, result[0], result[1])
         )

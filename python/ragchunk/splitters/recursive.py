@@ -16,6 +16,7 @@ from ._common import (
     check_batch,
     check_sizes,
     check_text,
+    configured,
     measure,
     pure_counter,
     to_chunks,
@@ -296,8 +297,6 @@ class RecursiveSplitter(Splitter):
                 break
             rust_seps.append((sep, translated))  # type: ignore[union-attr]
         self._rust_seps = rust_seps
-        self._rust: Any = None
-        self._rust_of: object = None
 
     @classmethod
     def from_language(cls, language: Any, **kwargs: Any) -> RecursiveSplitter:
@@ -332,14 +331,15 @@ class RecursiveSplitter(Splitter):
             f"tokenizer={self.tokenizer!r})"
         )
 
-    def _configured(self, core: Any) -> Any:
+    def _core(self, core: Any) -> Any:
         """The Rust splitter configured like this one (built once per core module), or None
         when a separator is a regex only Python runs."""
-        if self._rust_seps is None:
-            return None
-        if self._rust_of is not core:
+
+        def build(compiled: Any) -> Any:
+            if self._rust_seps is None:
+                return None
             try:
-                self._rust = core.RecursiveCore(
+                return compiled.RecursiveSplitter(
                     self.chunk_size,
                     self.chunk_overlap,
                     self._rust_seps,
@@ -347,14 +347,14 @@ class RecursiveSplitter(Splitter):
                     self.strip_whitespace,
                     self.length,
                     self._encoding,
+                    self._callback(),
                 )
             except ValueError:
                 # A translated regex Rust's engine will not build (e.g. over its size limit,
                 # `a{1000}{1000}`): Python compiled it, so Python runs it.
-                self._rust_seps = None
                 return None
-            self._rust_of = core
-        return self._rust
+
+        return configured(self, core, build)
 
     def _pure(self, text: str) -> list[ChunkTuple]:
         return _pure.recursive_split(
@@ -376,10 +376,10 @@ class RecursiveSplitter(Splitter):
 
     def _tuples(self, text: str) -> list[ChunkTuple]:
         def rust(core: Any) -> list[ChunkTuple]:
-            configured = self._configured(core)
-            if configured is None:
+            splitter = self._core(core)
+            if splitter is None:
                 return self._pure(text)
-            return configured.split(text, self._callback())  # type: ignore[no-any-return]
+            return splitter.split(text)  # type: ignore[no-any-return]
 
         return dispatch.run(rust, lambda: self._pure(text))
 
@@ -396,26 +396,27 @@ class RecursiveSplitter(Splitter):
             return [text[s:e] if j is None else j for s, e, _, j in self._pure(text)]
 
         def rust(core: Any) -> list[str]:
-            configured = self._configured(core)
-            if configured is None:
+            splitter = self._core(core)
+            if splitter is None:
                 return pure()
-            return configured.split_text(text, self._callback())  # type: ignore[no-any-return]
+            return splitter.split_text(text)  # type: ignore[no-any-return]
 
         return dispatch.run(rust, pure)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many texts; in parallel with the GIL released on the Rust
-        backend (built-in tokenizers and ``length="chars"``), in input order."""
+        """:meth:`split` over many texts, in input order; on the Rust backend in parallel with
+        the GIL released (built-in tokenizers and ``length="chars"``), or one after another
+        inside the core for a Python tokenizer."""
         docs = check_batch(texts, workers)
 
         def pure() -> list[list[Chunk]]:
             return [self.split(t) for t in docs]
 
         def rust(core: Any) -> list[list[Chunk]]:
-            configured = self._configured(core)
-            if configured is None or self._callback() is not None:
-                return pure()  # a Python callback needs the GIL: one document after another
-            results = configured.split_batch(docs, workers)
+            splitter = self._core(core)
+            if splitter is None:
+                return pure()
+            results = splitter.split_batch(docs, workers)
             return [to_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, pure)

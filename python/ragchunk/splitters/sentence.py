@@ -13,6 +13,7 @@ from ._common import (
     check_batch,
     check_int,
     check_text,
+    configured,
     measure,
     pure_counter,
     to_chunks,
@@ -92,22 +93,24 @@ class SentenceSplitter(Splitter):
             pure_counter(self._resolved),
         )
 
-    def _tuples(self, text: str) -> list[ChunkTuple]:
-        callback = None
-        if self.length == "tokens" and self._encoding is None:
-            assert self._resolved is not None
-            callback = self._resolved.exact
-        return dispatch.run(
-            lambda core: core.sentence_split(
-                text,
+    def _core(self, core: Any) -> Any:
+        def build(compiled: Any) -> Any:
+            callback = None  # the Python counting callable of a custom tokenizer
+            if self.length == "tokens" and self._encoding is None:
+                assert self._resolved is not None
+                callback = self._resolved.exact
+            return compiled.SentenceSplitter(
                 self.chunk_size,
                 self.chunk_overlap_sentences,
                 self.length,
                 self._encoding,
                 callback,
-            ),
-            lambda: self._pure(text),
-        )
+            )
+
+        return configured(self, core, build)
+
+    def _tuples(self, text: str) -> list[ChunkTuple]:
+        return dispatch.run(lambda core: self._core(core).split(text), lambda: self._pure(text))
 
     def split(self, text: str) -> list[Chunk]:
         """Chunks of whole sentences with code-point offsets."""
@@ -115,21 +118,13 @@ class SentenceSplitter(Splitter):
         return to_chunks(text, self._tuples(text))
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many texts; in parallel with the GIL released on the Rust
-        backend (built-in tokenizers and ``length="chars"``), in input order."""
+        """:meth:`split` over many texts, in input order; on the Rust backend in parallel with
+        the GIL released (built-in tokenizers and ``length="chars"``), or one after another
+        inside the core for a Python tokenizer."""
         docs = check_batch(texts, workers)
-        rust = None
-        if self.length == "chars" or self._encoding is not None:  # no Python callback
 
-            def rust(core: Any) -> list[list[Chunk]]:
-                results = core.sentence_split_batch(
-                    docs,
-                    self.chunk_size,
-                    self.chunk_overlap_sentences,
-                    self.length,
-                    self._encoding,
-                    workers,
-                )
-                return [to_chunks(t, r) for t, r in zip(docs, results, strict=True)]
+        def rust(core: Any) -> list[list[Chunk]]:
+            results = self._core(core).split_batch(docs, workers)
+            return [to_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self.split(t) for t in docs])

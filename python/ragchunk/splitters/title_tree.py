@@ -12,7 +12,14 @@ from .._pure.splitters import markdown as _pure_md
 from .._pure.splitters import title_tree as _pure
 from ..core import dispatch
 from ..core.chunk import Chunk
-from ._common import Measured, check_batch, check_int, check_parsed_text, size_argument
+from ._common import (
+    Measured,
+    check_batch,
+    check_int,
+    check_parsed_text,
+    configured,
+    size_argument,
+)
 
 __all__ = ["TitleTreeChunker"]
 
@@ -143,17 +150,25 @@ def _layout_html(html: str) -> _Layout:
 def _layout_markdown(text: str) -> _Layout:
     """Markdown headings (any level, same scanner as :class:`MarkdownSplitter`) as titles;
     the other blocks as paragraphs."""
+
+    def pure() -> list[tuple[int, int, int, str]]:
+        return [
+            (b.start, b.end, b.level, b.text) if b.kind == "heading" else (b.start, b.end, 0, "")
+            for b in _pure_md.scan_blocks(text)
+        ]
+
+    blocks = dispatch.run(lambda core: core.markdown_blocks(text), pure)
     layout = _Layout(text, [""], [-1], [])
     stack = [(0, 0)]  # (level, node)
-    for blk in _pure_md.scan_blocks(text):
-        if blk.kind == "heading":
-            while stack[-1][0] >= blk.level:
+    for start, end, level, title in blocks:
+        if level:
+            while stack[-1][0] >= level:
                 stack.pop()
             node = len(layout.titles)
-            layout.titles.append(blk.text)
+            layout.titles.append(title)
             layout.parents.append(stack[-1][1])
-            stack.append((blk.level, node))
-        layout.items.append((stack[-1][1], blk.start, blk.end))
+            stack.append((level, node))
+        layout.items.append((stack[-1][1], start, end))
     return layout
 
 
@@ -325,14 +340,16 @@ class TitleTreeChunker(Measured):
             out.append(Chunk(layout.text[start:end], start, end, size, meta))
         return out
 
+    def _core(self, core: Any) -> Any:
+        return configured(
+            self,
+            core,
+            lambda c: c.TitleTreeChunker(self.chunk_size, self.length, *self._core_counter()),
+        )
+
     def _run(self, layout: _Layout) -> list[Chunk]:
-        tok = self._tok
-        builtin = tok.builtin if tok is not None else None
-        counter = tok.exact if tok is not None and builtin is None else None
         raw = dispatch.run(
-            lambda core: core.title_tree_split(
-                layout.text, layout.parents, layout.items, self.chunk_size, builtin, counter
-            ),
+            lambda core: self._core(core).split(layout.text, layout.parents, layout.items),
             lambda: _pure.split_title_tree(
                 layout.text, layout.parents, layout.items, self.chunk_size, self._count()
             ),
@@ -357,23 +374,18 @@ class TitleTreeChunker(Measured):
         return self._run(layout)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents; in parallel with the GIL released on the Rust
-        backend with a built-in tokenizer or ``length="chars"``. Results in input order."""
+        """:meth:`split` over many documents, in input order; on the Rust backend in parallel
+        with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
+        another inside the core for a Python tokenizer."""
         texts = check_batch(texts, workers)
         layouts = [
             self._layout_text(check_parsed_text(t, f"texts[{i}]")) for i, t in enumerate(texts)
         ]
-        tok = self._tok
-        rust = None
-        if tok is None or tok.builtin is not None:  # no Python callback
 
-            def rust(core: Any) -> list[list[Chunk]]:
-                results = core.title_tree_split_batch(
-                    [(lay.text, lay.parents, lay.items) for lay in layouts],
-                    self.chunk_size,
-                    tok.builtin if tok is not None else None,
-                    workers,
-                )
-                return [self._chunks(lay, raw) for lay, raw in zip(layouts, results, strict=True)]
+        def rust(core: Any) -> list[list[Chunk]]:
+            results = self._core(core).split_batch(
+                [(lay.text, lay.parents, lay.items) for lay in layouts], workers
+            )
+            return [self._chunks(lay, raw) for lay, raw in zip(layouts, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self._run(lay) for lay in layouts])

@@ -9,7 +9,15 @@ from .._pure.splitters import token_window as _pure
 from ..core import dispatch
 from ..core.chunk import Chunk
 from ..core.tokenizers import resolve_tokenizer
-from ._common import ChunkTuple, WindowSplitter, check_batch, check_int, check_sizes, to_chunks
+from ._common import (
+    ChunkTuple,
+    WindowSplitter,
+    check_batch,
+    check_int,
+    check_sizes,
+    configured,
+    to_chunks,
+)
 
 __all__ = ["TokenWindowSplitter"]
 
@@ -85,6 +93,13 @@ class TokenWindowSplitter(WindowSplitter):
             return load_encoding(self._encoding)
         return self._enc
 
+    def _core(self, core: Any) -> Any:
+        return configured(
+            self,
+            core,
+            lambda c: c.TokenWindowSplitter(self.chunk_size, self.chunk_overlap, self._encoding),
+        )
+
     def _tuples(self, text: str) -> list[ChunkTuple]:
         def pure() -> list[ChunkTuple]:
             enc = self._pure_enc()
@@ -96,14 +111,11 @@ class TokenWindowSplitter(WindowSplitter):
                 enc.decode_single_token_bytes,
             )
 
-        encoding = self._encoding
         rust = None
-        if encoding is not None:  # a tiktoken.Encoding of its own is run by tiktoken
+        if self._encoding is not None:  # a tiktoken.Encoding of its own is run by tiktoken
 
             def rust(core: Any) -> list[ChunkTuple]:
-                windows: list[ChunkTuple] = core.token_window_split(
-                    text, self.chunk_size, self.chunk_overlap, encoding
-                )
+                windows: list[ChunkTuple] = self._core(core).split(text)
                 return windows
 
         return dispatch.run(rust, pure)
@@ -111,14 +123,11 @@ class TokenWindowSplitter(WindowSplitter):
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many texts, in parallel on the Rust backend, in input order."""
         docs = check_batch(texts, workers)
-        encoding = self._encoding
         rust = None
-        if encoding is not None:
+        if self._encoding is not None:
 
             def rust(core: Any) -> list[list[Chunk]]:
-                results = core.token_window_split_batch(
-                    docs, self.chunk_size, self.chunk_overlap, encoding, workers
-                )
+                results = self._core(core).split_batch(docs, workers)
                 return [to_chunks(t, r) for t, r in zip(docs, results, strict=True)]
 
         return dispatch.run(rust, lambda: [self.split(t) for t in docs])
