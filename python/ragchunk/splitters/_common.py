@@ -165,6 +165,12 @@ class Measured(Splitter):
             self._pure_count = pure_counter(self._tok)
         return self._pure_count
 
+    def __getstate__(self) -> dict[str, Any]:
+        # The fallback's counter is a closure, which does not pickle; it is rebuilt on first use.
+        state = self.__dict__.copy()
+        state["_pure_count"] = None
+        return state
+
     def _core_counter(self) -> tuple[str | None, Callable[[str], int] | None]:
         """``(built-in encoding, Python counter)`` for the core: at most one is set."""
         tok = self._tok
