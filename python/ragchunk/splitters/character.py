@@ -53,7 +53,7 @@ class CharacterSplitter(WindowSplitter):
     def _tuples(self, text: str) -> list[ChunkTuple]:
         return dispatch.run(
             lambda core: self._core(core).split(text),
-            lambda: _pure.character_split(
+            lambda: _pure.split(
                 text, self.chunk_size, self.chunk_overlap, self.drop_last
             ),
         )

@@ -103,7 +103,7 @@ class TokenWindowSplitter(WindowSplitter):
     def _tuples(self, text: str) -> list[ChunkTuple]:
         def pure() -> list[ChunkTuple]:
             enc = self._pure_enc()
-            return _pure.token_window_split(
+            return _pure.split(
                 text,
                 self.chunk_size,
                 self.chunk_overlap,

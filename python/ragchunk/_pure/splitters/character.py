@@ -6,12 +6,12 @@ chunk's size in the splitter's unit, and the chunk text only when it is not ``te
 
 from __future__ import annotations
 
-__all__ = ["character_split"]
+__all__ = ["split"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 
 
-def character_split(
+def split(
     text: str, chunk_size: int, chunk_overlap: int, drop_last: bool
 ) -> list[ChunkTuple]:
     """Windows of ``chunk_size`` code points stepping by ``chunk_size - chunk_overlap``."""

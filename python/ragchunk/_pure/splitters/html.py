@@ -214,7 +214,7 @@ def _table(el: Any, layout: Layout) -> None:
     layout.push(kind, "\n".join(r[0] for r in rows))
 
 
-def layout_tree(root: Any) -> Layout:
+def layout_dom(root: Any) -> Layout:
     """Lays out an html5lib ``etree`` tree (the root ``html`` element)."""
     layout = Layout()
     para = _Collapser()
@@ -274,7 +274,7 @@ def _parse(html: str) -> Any:
 
 def layout_html(html: str) -> Layout:
     """Parses ``html`` (WHATWG rules, scripting disabled) and lays it out."""
-    return layout_tree(_parse(html))
+    return layout_dom(_parse(html))
 
 
 def split_html(

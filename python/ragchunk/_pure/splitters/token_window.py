@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-__all__ = ["token_window_split"]
+__all__ = ["split"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 
 
-def token_window_split(
+def split(
     text: str,
     chunk_size: int,
     chunk_overlap: int,
