@@ -5,6 +5,7 @@
 
 pub mod boundaries;
 pub mod offsets;
+pub mod rules;
 pub mod transcode;
 
 pub use offsets::{CharCount, CharIndex, CharOffsets, IndexedCharCount};
