@@ -34,12 +34,14 @@
 //!    (lines are counted by `\n`).
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 use tree_sitter::{Language, Node, Parser};
 
 use super::packer::pack_spans;
 use super::Span;
 use crate::text::boundaries::is_ascii_space;
+use crate::text::rules::{rules, static_strs};
 use crate::text::CharIndex;
 use crate::tokenizer::TokenCounter;
 
@@ -57,84 +59,56 @@ pub enum Lang {
     TypeScript,
 }
 
-/// Canonical names of the supported languages, sorted.
-pub const LANGUAGES: [&str; 9] = [
-    "c",
-    "cpp",
-    "go",
-    "java",
-    "javascript",
-    "python",
-    "rust",
-    "tsx",
-    "typescript",
-];
+/// Canonical names of the supported languages, sorted (`code.languages` of the shared data
+/// file, [`crate::text::rules`]; each must be one of [`Lang::ALL`]'s names).
+pub static LANGUAGES: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    rules()
+        .code_languages
+        .iter()
+        .map(|l| l.name.as_str())
+        .collect()
+});
 
-const JS_DEFS: &[&str] = &[
-    "function_declaration",
-    "generator_function_declaration",
-    "class_declaration",
-    "method_definition",
-    "variable_declarator",
-];
-const TS_DEFS: &[&str] = &[
-    "function_declaration",
-    "generator_function_declaration",
-    "class_declaration",
-    "method_definition",
-    "variable_declarator",
-    "abstract_class_declaration",
-    "interface_declaration",
-    "enum_declaration",
-    "internal_module",
-    "type_alias_declaration",
-];
-const C_DEFS: &[&str] = &[
-    "function_definition",
-    "struct_specifier",
-    "union_specifier",
-    "enum_specifier",
-];
-const CPP_DEFS: &[&str] = &[
-    "function_definition",
-    "struct_specifier",
-    "union_specifier",
-    "enum_specifier",
-    "class_specifier",
-    "namespace_definition",
-];
-/// Kinds that are definitions only with a body (`struct s *p;` is a reference).
-const NEED_BODY: &[&str] = &[
-    "struct_specifier",
-    "union_specifier",
-    "enum_specifier",
-    "class_specifier",
-];
-/// Values that make a `variable_declarator` a definition (`const f = () => ...`).
-const FN_VALUES: &[&str] = &[
-    "arrow_function",
-    "function_expression",
-    "function",
-    "generator_function",
-    "class",
-];
+/// Per [`Lang`] (indexed by `lang as usize`, the order of [`Lang::ALL`]): its definition
+/// kinds and its wrapper kinds (`code.<name>.defs` and `.wrappers` of the data file).
+static LANG_KINDS: LazyLock<Vec<(Vec<&'static str>, Vec<&'static str>)>> = LazyLock::new(|| {
+    Lang::ALL
+        .iter()
+        .map(|&lang| {
+            let l = rules()
+                .language(lang.name())
+                .unwrap_or_else(|| panic!("no `code.{}.*` in the data file", lang.name()));
+            (static_strs(&l.defs), static_strs(&l.wrappers))
+        })
+        .collect()
+});
+
+/// Kinds that are definitions only with a body (`code.need_body` of the data file).
+static NEED_BODY: LazyLock<Vec<&'static str>> = LazyLock::new(|| static_strs(&rules().need_body));
+/// Values that make a `variable_declarator` a definition (`code.fn_values` of the data file).
+static FN_VALUES: LazyLock<Vec<&'static str>> = LazyLock::new(|| static_strs(&rules().fn_values));
 
 impl Lang {
+    /// Every language, in declaration order (so `lang as usize` indexes it), which is also
+    /// the order of the data file's sorted `code.languages`.
+    pub const ALL: [Lang; 9] = [
+        Lang::C,
+        Lang::Cpp,
+        Lang::Go,
+        Lang::Java,
+        Lang::JavaScript,
+        Lang::Python,
+        Lang::Rust,
+        Lang::Tsx,
+        Lang::TypeScript,
+    ];
+
     /// The language for a name: canonical (see [`LANGUAGES`]) or an alias (`py`, `js`, `jsx`,
-    /// `ts`, `rs`, `golang`, `c++`), case-insensitive, surrounding whitespace ignored.
+    /// `ts`, `rs`, `golang`, `c++`: `code.<name>.aliases` of the data file),
+    /// case-insensitive, surrounding whitespace ignored.
     pub fn from_name(name: &str) -> Option<Lang> {
-        Some(match name.trim().to_lowercase().as_str() {
-            "c" => Lang::C,
-            "cpp" | "c++" => Lang::Cpp,
-            "go" | "golang" => Lang::Go,
-            "java" => Lang::Java,
-            "javascript" | "js" | "jsx" => Lang::JavaScript,
-            "python" | "py" => Lang::Python,
-            "rust" | "rs" => Lang::Rust,
-            "tsx" => Lang::Tsx,
-            "typescript" | "ts" => Lang::TypeScript,
-            _ => return None,
-        })
+        let canonical = &rules().language(&name.trim().to_lowercase())?.name;
+        Lang::ALL.into_iter().find(|l| l.name() == canonical)
     }
 
     /// The canonical name.
@@ -168,46 +142,12 @@ impl Lang {
 
     /// Node kinds that define a named symbol.
     fn defs(self) -> &'static [&'static str] {
-        match self {
-            Lang::Python => &["function_definition", "class_definition"],
-            Lang::JavaScript => JS_DEFS,
-            Lang::TypeScript | Lang::Tsx => TS_DEFS,
-            Lang::Rust => &[
-                "function_item",
-                "function_signature_item",
-                "struct_item",
-                "enum_item",
-                "union_item",
-                "trait_item",
-                "impl_item",
-                "mod_item",
-                "macro_definition",
-            ],
-            Lang::Go => &["function_declaration", "method_declaration", "type_spec"],
-            Lang::Java => &[
-                "class_declaration",
-                "interface_declaration",
-                "enum_declaration",
-                "record_declaration",
-                "annotation_type_declaration",
-                "method_declaration",
-                "constructor_declaration",
-            ],
-            Lang::C => C_DEFS,
-            Lang::Cpp => CPP_DEFS,
-        }
+        &LANG_KINDS[self as usize].0
     }
 
     /// Wrappers that get barriers like definitions (decorated, exported, templated ones).
     fn wrappers(self) -> &'static [&'static str] {
-        match self {
-            Lang::Python => &["decorated_definition"],
-            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &["export_statement"],
-            Lang::Rust | Lang::Java => &[],
-            Lang::Go => &["type_declaration"],
-            Lang::C => &["type_definition"],
-            Lang::Cpp => &["type_definition", "template_declaration"],
-        }
+        &LANG_KINDS[self as usize].1
     }
 }
 
@@ -578,9 +518,17 @@ mod tests {
         assert_eq!(Lang::from_name(" Py "), Some(Lang::Python));
         assert_eq!(Lang::from_name("c++"), Some(Lang::Cpp));
         assert_eq!(Lang::from_name("cobol"), None);
-        for name in LANGUAGES {
+        for &name in LANGUAGES.iter() {
             assert_eq!(Lang::from_name(name).unwrap().name(), name);
         }
+        let all: Vec<&str> = Lang::ALL.iter().map(|l| l.name()).collect();
+        assert_eq!(all, *LANGUAGES);
+        assert!(Lang::ALL.iter().enumerate().all(|(i, &l)| l as usize == i));
+        assert!(Lang::Python.wrappers().contains(&"decorated_definition"));
+        assert!(Lang::Rust.wrappers().is_empty());
+        assert!(Lang::Cpp.defs().contains(&"namespace_definition"));
+        assert!(Lang::Tsx.defs().contains(&"interface_declaration"));
+        assert!(NEED_BODY.contains(&"class_specifier") && FN_VALUES.contains(&"arrow_function"));
     }
 
     #[test]
@@ -628,7 +576,7 @@ mod tests {
         let deep = format!("x = {}1{}\n", "(".repeat(3000), ")".repeat(3000));
         covers(&deep, Lang::Python, 7);
         covers("fn main() { let s = \"長い文字列\"; }", Lang::Rust, 2);
-        for lang in LANGUAGES {
+        for &lang in LANGUAGES.iter() {
             covers(
                 "int main() { return 0; } // é\n",
                 Lang::from_name(lang).unwrap(),

@@ -19,21 +19,20 @@
 //! whitespace between sentences belongs to neither, so a chunk of consecutive sentences is
 //! exactly a source range.
 
+use std::sync::LazyLock;
+
 use super::recursive::{self, KeepSeparator, RecursiveConfig, Separator};
 use super::Span;
 use crate::text::boundaries::{is_cjk_terminator, is_latin_terminator, is_py_space, py_strip};
+use crate::text::rules::{rules, static_strs};
 use crate::text::CharCount;
 use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 
-/// Lowercase abbreviations (without their final dot) after which `.` never ends a sentence.
-/// Words that often end sentences (`etc.`, `Inc.`, `Ltd.`) are deliberately absent: for them
-/// the lowercase-next-word rule decides.
-pub const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "no", "nos", "fig", "figs", "al",
-    "approx", "dept", "est", "vol", "vols", "pp", "cf", "ca", "jan", "feb", "mar", "apr", "jun",
-    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "gen", "col", "capt", "lt", "sgt", "rev",
-    "hon", "mt", "ave", "blvd", "univ", "eq", "eqs", "ch", "sec", "resp", "viz", "ed", "eds",
-];
+/// Lowercase abbreviations (without their final dot) after which `.` never ends a sentence:
+/// `sentence.abbreviations` of the shared data file ([`crate::text::rules`]), which says why
+/// some words are absent.
+pub static ABBREVIATIONS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| static_strs(&rules().abbreviations));
 
 fn is_closer(c: char) -> bool {
     matches!(
@@ -174,8 +173,10 @@ pub fn sentences(text: &str) -> Vec<Span> {
 }
 
 /// Separators for cutting one over-long sentence, coarsest first: clauses, then words, then
-/// characters. The punctuation stays at the end of the clause it closes.
-pub const SENTENCE_SEPARATORS: &[&str] = &["; ", ": ", ", ", "，", "、", "：", " ", ""];
+/// characters (`sentence.separators` of the shared data file, [`crate::text::rules`]). The
+/// punctuation stays at the end of the clause it closes.
+pub static SENTENCE_SEPARATORS: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| static_strs(&rules().sentence_separators));
 
 /// Configuration of [`split`] (validated by the caller: `chunk_size >= 1`).
 #[derive(Debug, Clone, Copy)]
