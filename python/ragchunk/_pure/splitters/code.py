@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from ...core import rules
 from .packer import pack_spans
 
 __all__ = ["CodeChunkRaw", "split_code"]
@@ -20,7 +21,8 @@ __all__ = ["CodeChunkRaw", "split_code"]
 #: ``(start, end, size, symbols, start_line, end_line)``, code points, lines 1-based inclusive.
 CodeChunkRaw = tuple[int, int, int, list[str], int, int]
 
-#: canonical name -> (grammar module, function returning the language pointer).
+#: canonical name -> (grammar module, function returning the language pointer); the names are
+#: the data file's ``code.languages`` (a test holds them equal).
 _GRAMMARS: dict[str, tuple[str, str]] = {
     "c": ("tree_sitter_c", "language"),
     "cpp": ("tree_sitter_cpp", "language"),
@@ -34,81 +36,17 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
 }
 
 
-_JS_DEFS = frozenset(
-    {
-        "function_declaration",
-        "generator_function_declaration",
-        "class_declaration",
-        "method_definition",
-        "variable_declarator",
-    }
-)
-_TS_DEFS = _JS_DEFS | {
-    "abstract_class_declaration",
-    "interface_declaration",
-    "enum_declaration",
-    "internal_module",
-    "type_alias_declaration",
-}
-_C_DEFS = frozenset(
-    {"function_definition", "struct_specifier", "union_specifier", "enum_specifier"}
-)
-
-#: Per language: node kinds that define a named symbol.
-_DEFS: dict[str, frozenset[str]] = {
-    "python": frozenset({"function_definition", "class_definition"}),
-    "javascript": _JS_DEFS,
-    "typescript": _TS_DEFS,
-    "tsx": _TS_DEFS,
-    "rust": frozenset(
-        {
-            "function_item",
-            "function_signature_item",
-            "struct_item",
-            "enum_item",
-            "union_item",
-            "trait_item",
-            "impl_item",
-            "mod_item",
-            "macro_definition",
-        }
-    ),
-    "go": frozenset({"function_declaration", "method_declaration", "type_spec"}),
-    "java": frozenset(
-        {
-            "class_declaration",
-            "interface_declaration",
-            "enum_declaration",
-            "record_declaration",
-            "annotation_type_declaration",
-            "method_declaration",
-            "constructor_declaration",
-        }
-    ),
-    "c": _C_DEFS,
-    "cpp": _C_DEFS | {"class_specifier", "namespace_definition"},
-}
-
-#: Per language: wrappers that start a new chunk when cut, like definitions (a decorated or
-#: exported or templated definition keeps its decoration with its first part).
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "python": frozenset({"decorated_definition"}),
-    "javascript": frozenset({"export_statement"}),
-    "typescript": frozenset({"export_statement"}),
-    "tsx": frozenset({"export_statement"}),
-    "rust": frozenset(),
-    "go": frozenset({"type_declaration"}),
-    "java": frozenset(),
-    "c": frozenset({"type_definition"}),
-    "cpp": frozenset({"type_definition", "template_declaration"}),
-}
+#: Per language: node kinds that define a named symbol, and wrappers that start a new chunk
+#: when cut, like definitions (a decorated or exported or templated definition keeps its
+#: decoration with its first part). With the two kind sets below they come from the data file
+#: both backends read (see ``ragchunk.core.rules``).
+_DEFS: dict[str, frozenset[str]] = {lang: rules.code_defs(lang) for lang in _GRAMMARS}
+_WRAPPERS: dict[str, frozenset[str]] = {lang: rules.code_wrappers(lang) for lang in _GRAMMARS}
 
 #: Kinds that are definitions only with a body (``struct s *p;`` is a reference).
-_NEED_BODY = frozenset({"struct_specifier", "union_specifier", "enum_specifier", "class_specifier"})
+_NEED_BODY = rules.need_body_kinds()
 #: Values that make a ``variable_declarator`` a definition (``const f = () => ...``).
-_FN_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function", "class"}
-)
+_FN_VALUES = rules.fn_value_kinds()
 
 #: What is dropped around text between siblings: ASCII whitespace (a subset of ``str.isspace``).
 _GAP_WS = b" \t\n\r\x0b\x0c"

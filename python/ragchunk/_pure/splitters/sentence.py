@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ...core import rules
 from .recursive import recursive_split, strip_range
 
 __all__ = ["ABBREVIATIONS", "SENTENCE_SEPARATORS", "sentence_split", "sentences"]
@@ -13,17 +14,16 @@ ChunkTuple = tuple[int, int, int, "str | None"]
 Counter = Callable[[str], int]
 
 
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs no nos fig figs al approx dept est vol vols pp cf ca jan feb "
-    "mar apr jun jul aug sep sept oct nov dec gen col capt lt sgt rev hon mt ave blvd univ eq eqs "
-    "ch sec resp viz ed eds".split()
-)
+#: Lowercase abbreviations after which a single ``.`` never ends a sentence, and the separators
+#: for cutting one over-long sentence (coarsest first): the data file both backends read
+#: (``sentence.abbreviations`` and ``sentence.separators``, see ``ragchunk.core.rules``).
+ABBREVIATIONS = rules.abbreviations()
+SENTENCE_SEPARATORS = rules.sentence_separators()
 _CJK_TERMINATORS = frozenset("。｡！？；．︒﹒﹖﹗")
 _LATIN_TERMINATORS = frozenset(".!?…‼⁇⁈⁉")
 _TERMINATORS = _CJK_TERMINATORS | _LATIN_TERMINATORS
 _CLOSERS = frozenset("\"'”’»›)]}」』）】〕〉》］｝〗")
 _OPENERS = frozenset("\"'“‘«‹([{「『（【")
-SENTENCE_SEPARATORS = ("; ", ": ", ", ", "，", "、", "：", " ", "")
 
 
 def _no_break_before_dot(word: str) -> bool:

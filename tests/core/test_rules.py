@@ -1,0 +1,169 @@
+"""The splitters' shared data file (``ragchunk/data/splitter_rules.txt``) and its Python loader.
+
+The Rust loader's own tests (``rust/text/rules.rs``) check the same file, the same known values
+and the same error messages for the same corrupt inputs; here the Python loader is checked, the
+pure-Python splitters are shown to use exactly its values, and the abbreviations are shown to
+behave the same on both backends.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+
+import pytest
+from ragchunk._pure.splitters import code as pure_code
+from ragchunk._pure.splitters import sentence as pure_sentence
+from ragchunk.core import rules
+from ragchunk.core.rules import RulesError, parse_rules
+from ragchunk.splitters import code as facade_code
+from ragchunk.splitters.sentence import SentenceSplitter
+
+LANGUAGES = ("c", "cpp", "go", "java", "javascript", "python", "rust", "tsx", "typescript")
+
+
+def _shipped_text() -> str:
+    return (importlib.resources.files("ragchunk") / "data" / rules.FILE_NAME).read_text("utf-8")
+
+
+@pytest.mark.single_backend
+def test_shipped_file_parses_and_is_cached() -> None:
+    assert rules.load_rules() is rules.load_rules()
+    assert parse_rules(_shipped_text()) == rules.load_rules()
+
+
+@pytest.mark.single_backend
+def test_every_list_is_non_empty_and_duplicate_free() -> None:
+    records = rules._records(_shipped_text())
+    may_be_empty = {f"code.{n}.{f}" for n in LANGUAGES for f in ("aliases", "wrappers")}
+    for key, (line, values) in records.items():
+        assert len(set(values)) == len(values), f"line {line}: {key}"
+        assert values or key in may_be_empty, f"line {line}: {key} is empty"
+    assert set(records) == set(rules._FIXED_KEYS) | {
+        f"code.{n}.{f}" for n in LANGUAGES for f in rules._FIELDS
+    }
+
+
+@pytest.mark.single_backend
+def test_known_values() -> None:
+    abbrevs = rules.abbreviations()
+    assert {"mr", "dr", "fig", "eq", "eds"} <= abbrevs
+    assert not {"etc", "inc", "ltd"} & abbrevs  # for these the lowercase-next-word rule decides
+    assert rules.sentence_separators() == ("; ", ": ", ", ", "，", "、", "：", " ", "")
+    assert rules.code_languages() == LANGUAGES
+    assert dict(rules.code_aliases()) == {
+        "c++": "cpp",
+        "golang": "go",
+        "js": "javascript",
+        "jsx": "javascript",
+        "py": "python",
+        "rs": "rust",
+        "ts": "typescript",
+    }
+    assert rules.code_wrappers("python") == {"decorated_definition"}
+    assert rules.code_defs("python") == {"function_definition", "class_definition"}
+    assert rules.code_wrappers("rust") == rules.code_wrappers("java") == frozenset()
+    assert rules.code_wrappers("cpp") == {"type_definition", "template_declaration"}
+    assert rules.code_defs("c") < rules.code_defs("cpp")
+    assert rules.code_defs("javascript") < rules.code_defs("typescript") == rules.code_defs("tsx")
+    assert "impl_item" in rules.code_defs("rust")
+    assert rules.need_body_kinds() == {
+        "struct_specifier",
+        "union_specifier",
+        "enum_specifier",
+        "class_specifier",
+    }
+    assert "arrow_function" in rules.fn_value_kinds()
+    with pytest.raises(ValueError, match="unknown code language 'py'"):
+        rules.code_defs("py")
+
+
+@pytest.mark.single_backend
+def test_pure_modules_use_the_loaders_values() -> None:
+    assert pure_sentence.ABBREVIATIONS == rules.abbreviations()
+    assert pure_sentence.SENTENCE_SEPARATORS == rules.sentence_separators()
+    assert tuple(pure_code._GRAMMARS) == rules.code_languages()
+    assert pure_code._DEFS == {n: rules.code_defs(n) for n in rules.code_languages()}
+    assert pure_code._WRAPPERS == {n: rules.code_wrappers(n) for n in rules.code_languages()}
+    assert pure_code._NEED_BODY == rules.need_body_kinds()
+    assert pure_code._FN_VALUES == rules.fn_value_kinds()
+
+
+@pytest.mark.single_backend
+def test_facade_language_names_agree() -> None:
+    assert tuple(facade_code.LANGUAGES) == rules.code_languages()
+    assert dict(facade_code._ALIASES) == dict(rules.code_aliases())
+    for alias, name in rules.code_aliases().items():
+        assert facade_code.canonical_language(f" {alias.upper()} ") == name
+
+
+@pytest.mark.parametrize("abbrev", sorted(rules.abbreviations()))
+def test_every_abbreviation_holds_on_both_backends(abbrev: str) -> None:
+    # Capitalised, so the lowercase-next-word rule cannot be what keeps the sentence whole.
+    word = abbrev.capitalize()
+    assert SentenceSplitter.sentences(f"See {word}. Next one. End.") == [
+        f"See {word}. Next one.",
+        "End.",
+    ]
+
+
+def test_a_plain_word_still_breaks() -> None:
+    assert SentenceSplitter.sentences("See Word. Next one.") == ["See Word.", "Next one."]
+
+
+#: A minimal valid file, with something appended (its lines: 1 abbreviations, 2 separators,
+#: 3 languages, 4 need_body, 5 fn_values, 6-8 the language's records).
+def _file(extra: str = "") -> str:
+    return (
+        'sentence.abbreviations mr\nsentence.separators " " ""\ncode.languages x\n'
+        "code.need_body a\ncode.fn_values b\ncode.x.aliases\ncode.x.defs d\ncode.x.wrappers\n"
+        + extra
+    )
+
+
+def test_format_quoting_continuations_and_comments() -> None:
+    text = (
+        "# head\n\nsentence.abbreviations a\n  # between\n\tb  c\r\n"
+        'sentence.separators "; " "\\"\\\\\\n\\t" ""\n'
+        "code.languages x\ncode.need_body a\ncode.fn_values b\n"
+        "code.x.aliases y\ncode.x.defs d\ncode.x.wrappers\n"
+    )
+    r = parse_rules(text)
+    assert r.abbreviations == {"a", "b", "c"}
+    assert r.sentence_separators == ("; ", '"\\\n\t', "")
+    assert r.code_languages["x"].aliases == ("y",)
+    assert parse_rules(_file()).code_languages["x"].wrappers == frozenset()
+
+
+# The same inputs and messages as the Rust loader's test `corrupt_lines_are_named`.
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        (_file("code.x.defs e\n"), 9, "duplicate key `code.x.defs` (first at line 7)"),
+        (_file("code.y.defs e\n"), 9, "unknown key `code.y.defs`"),
+        ("  mr\n", 1, "a continuation line (indented) before any key"),
+        ("sentence.abbreviations mr\n  ms mr\n", 2,
+         "duplicate value `mr` in `sentence.abbreviations`"),
+        ('sentence.separators "; \n', 1, "unterminated quoted string"),
+        ('sentence.separators "\\x"\n', 1, "unknown escape `\\x`"),
+        ('sentence.separators "a"b\n', 1, "a quoted string must be followed by a space"),
+        ('sentence.separators a"b\n', 1, '`"` or `\\` in the bare value `a"b` (quote the value)'),
+        ('"key" a\n', 1, "a key must be a bare word, not a quoted string"),
+        (_file().replace("code.x.defs d", "code.x.defs"), 7,
+         "`code.x.defs` needs at least one value"),
+        (_file().replace("code.x.aliases", "code.x.aliases x"), 6, "`x` already names `x`"),
+        (_file().replace("code.x.aliases", "code.x.aliases Y"), 6,
+         "`Y`: a language name is lowercase ASCII letters, digits or `+#_-.`"),
+        (_file().replace("code.languages x", "code.languages x w"), 3,
+         "`code.languages` must be sorted"),
+        (_file().replace("code.fn_values b\n", ""), None, "missing key `code.fn_values`"),
+        ("sentence.abbreviations mr\n", None, "missing key `code.languages`"),
+    ],
+)  # fmt: skip
+@pytest.mark.single_backend
+def test_corrupt_lines_are_named(text: str, line: int | None, message: str) -> None:
+    with pytest.raises(RulesError) as info:
+        parse_rules(text)
+    where = f"splitter_rules.txt, line {line}" if line is not None else "splitter_rules.txt"
+    assert str(info.value) == f"{where}: {message}"
+    assert info.value.line == line
+    assert isinstance(info.value, ValueError)
