@@ -53,9 +53,7 @@ class CharacterSplitter(WindowSplitter):
     def _tuples(self, text: str) -> list[ChunkTuple]:
         return dispatch.run(
             lambda core: self._core(core).split(text),
-            lambda: _pure.split(
-                text, self.chunk_size, self.chunk_overlap, self.drop_last
-            ),
+            lambda: _pure.split(text, self.chunk_size, self.chunk_overlap, self.drop_last),
         )
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:

@@ -15,32 +15,15 @@ from .._pure.splitters import code as _pure
 from .._pure.splitters.code import CodeChunkRaw
 from ..core import dispatch
 from ..core.chunk import Chunk
+from ..core.rules import code_aliases, code_languages
 from ._common import Measured, check_batch, check_int, check_parsed_text, configured
 
 __all__ = ["LANGUAGES", "CodeSplitter", "canonical_language", "supported_languages"]
 
 #: The supported languages' canonical names, sorted (the grammars both backends compile in).
-LANGUAGES: tuple[str, ...] = (
-    "c",
-    "cpp",
-    "go",
-    "java",
-    "javascript",
-    "python",
-    "rust",
-    "tsx",
-    "typescript",
-)
+LANGUAGES: tuple[str, ...] = code_languages()
 
-_ALIASES = {
-    "c++": "cpp",
-    "golang": "go",
-    "js": "javascript",
-    "jsx": "javascript",
-    "py": "python",
-    "rs": "rust",
-    "ts": "typescript",
-}
+_ALIASES = code_aliases()
 
 
 def canonical_language(language: object) -> str:

@@ -357,7 +357,7 @@ class RecursiveSplitter(Splitter):
         return configured(self, core, build)
 
     def _pure(self, text: str) -> list[ChunkTuple]:
-        return _pure.recursive_split(
+        return _pure.split(
             text,
             self.chunk_size,
             self.chunk_overlap,

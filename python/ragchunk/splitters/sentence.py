@@ -86,7 +86,7 @@ class SentenceSplitter(Splitter):
         return [text[s:e] for s, e in cls.sentence_spans(text)]
 
     def _pure(self, text: str) -> list[ChunkTuple]:
-        return _pure.sentence_split(
+        return _pure.split(
             text,
             self.chunk_size,
             self.chunk_overlap_sentences,

@@ -11,9 +11,7 @@ __all__ = ["split"]
 ChunkTuple = tuple[int, int, int, "str | None"]
 
 
-def split(
-    text: str, chunk_size: int, chunk_overlap: int, drop_last: bool
-) -> list[ChunkTuple]:
+def split(text: str, chunk_size: int, chunk_overlap: int, drop_last: bool) -> list[ChunkTuple]:
     """Windows of ``chunk_size`` code points stepping by ``chunk_size - chunk_overlap``."""
     n = len(text)
     step = chunk_size - chunk_overlap

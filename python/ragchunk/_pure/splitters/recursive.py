@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["recursive_split", "strip_range"]
+__all__ = ["split", "strip_range"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 Counter = Callable[[str], int]
@@ -136,7 +136,7 @@ class _Recursive:
         self.out.append((start, end, joined))
 
 
-def recursive_split(
+def split(
     text: str,
     chunk_size: int,
     chunk_overlap: int,

@@ -6,9 +6,10 @@ import re
 from collections.abc import Callable
 
 from ...core import rules
-from .recursive import recursive_split, strip_range
+from . import recursive
+from .recursive import strip_range
 
-__all__ = ["ABBREVIATIONS", "SENTENCE_SEPARATORS", "sentence_split", "sentences"]
+__all__ = ["ABBREVIATIONS", "SENTENCE_SEPARATORS", "sentences", "split"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 Counter = Callable[[str], int]
@@ -96,9 +97,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def sentence_split(
-    text: str, chunk_size: int, overlap_sentences: int, count: Counter
-) -> list[ChunkTuple]:
+def split(text: str, chunk_size: int, overlap_sentences: int, count: Counter) -> list[ChunkTuple]:
     """Whole sentences packed up to ``chunk_size``; see ``rust/splitters/sentence.rs``."""
     seps = [(s, re.compile(re.escape(s))) for s in SENTENCE_SEPARATORS]
     units: list[tuple[int, int, int]] = []
@@ -108,7 +107,7 @@ def sentence_split(
         if n <= chunk_size:
             units.append((s, e, n))
             continue
-        for ps, pe, _, _ in recursive_split(piece, chunk_size, 0, seps, "end", True, count):
+        for ps, pe, _, _ in recursive.split(piece, chunk_size, 0, seps, "end", True, count):
             units.append((s + ps, s + pe, count(piece[ps:pe])))
     out: list[ChunkTuple] = []
     first = 0
