@@ -67,7 +67,7 @@ where
 /// must, e.g. with the GIL held) and `f`'s result, or the message of the panic `f` raised.
 pub type Done<T, R> = (T, Result<R, String>);
 
-/// Why [`pipeline`] stopped early: the error its session returned, and the inputs that were
+/// Why [`pipeline`] stopped early: the error its turn returned, and the inputs that were
 /// in flight (their results discarded), handed back for the caller to drop.
 pub struct Stopped<E, T> {
     pub error: E,
@@ -78,8 +78,8 @@ pub struct Stopped<E, T> {
 /// corpus of tiny documents does not pay one task and one message per document.
 const GROUP_WEIGHT: usize = 64 << 10;
 
-/// Where a session puts new inputs. Items are grouped and a full group goes to the workers at
-/// once, while the session is still running, so the workers start without waiting for it.
+/// Where a turn puts new inputs. Items are grouped and a full group goes to the workers at
+/// once, while the turn is still running, so the workers start without waiting for it.
 pub struct Feed<'a, T> {
     budget: usize,
     in_flight: &'a mut usize,
@@ -154,22 +154,22 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// A streaming, order-keeping map with bounded memory.
 ///
-/// `session` runs on the calling thread, repeatedly: it receives the next results in input
+/// `turn` runs on the calling thread, repeatedly: it receives the next results in input
 /// order (each pushed item exactly once, with `f`'s result or its panic message), pushes new
 /// inputs into the [`Feed`] while it has room, and returns whether inputs remain. Meanwhile
-/// the workers run `f` over the pushed items; between sessions the calling thread only waits
-/// (so a caller that holds a lock such as Python's GIL inside `session` releases it there).
+/// the workers run `f` over the pushed items; between turns the calling thread only waits
+/// (so a caller that holds a lock such as Python's GIL inside `turn` releases it there).
 /// The weight pushed and not yet handed back stays under `budget` plus one item, which bounds
-/// the inputs and results alive at once. Ends when the session has no more inputs and every
-/// result has been handed back, or at the first session error ([`Stopped`]).
+/// the inputs and results alive at once. Ends when the turn has no more inputs and every
+/// result has been handed back, or at the first turn error ([`Stopped`]).
 ///
-/// With `Some(0)` / `Some(1)` workers nothing runs in parallel: between sessions `f` runs on
-/// the calling thread over everything the previous session pushed.
+/// With `Some(0)` / `Some(1)` workers nothing runs in parallel: between turns `f` runs on
+/// the calling thread over everything the previous turn pushed.
 pub fn pipeline<T, R, E, F, S>(
     workers: Option<usize>,
     budget: usize,
     f: F,
-    session: S,
+    turn: S,
 ) -> Result<Result<(), Stopped<E, T>>, BatchError>
 where
     T: Send,
@@ -177,20 +177,20 @@ where
     F: Fn(&T) -> R + Sync,
     S: FnMut(Vec<Done<T, R>>, &mut Feed<'_, T>) -> Result<bool, E>,
 {
-    // `in_place_scope_fifo`: the calling thread runs the sessions itself (it is not a pool
+    // `in_place_scope_fifo`: the calling thread runs the turns itself (it is not a pool
     // thread, so waiting there never blocks a worker) and jobs start in the order sent.
     match workers {
-        Some(0) | Some(1) => Ok(pipeline_inline(budget, &f, session)),
+        Some(0) | Some(1) => Ok(pipeline_inline(budget, &f, turn)),
         None => Ok(rayon::in_place_scope_fifo(|scope| {
-            pipeline_pooled(budget, &f, session, |job| scope.spawn_fifo(|_| job()))
+            pipeline_pooled(budget, &f, turn, |job| scope.spawn_fifo(|_| job()))
         })),
         Some(n) => Ok(pool(n)?.in_place_scope_fifo(|scope| {
-            pipeline_pooled(budget, &f, session, |job| scope.spawn_fifo(|_| job()))
+            pipeline_pooled(budget, &f, turn, |job| scope.spawn_fifo(|_| job()))
         })),
     }
 }
 
-fn pipeline_inline<T, R, E, F, S>(budget: usize, f: &F, mut session: S) -> Result<(), Stopped<E, T>>
+fn pipeline_inline<T, R, E, F, S>(budget: usize, f: &F, mut turn: S) -> Result<(), Stopped<E, T>>
 where
     F: Fn(&T) -> R,
     S: FnMut(Vec<Done<T, R>>, &mut Feed<'_, T>) -> Result<bool, E>,
@@ -201,7 +201,7 @@ where
         let mut groups: Vec<Vec<T>> = Vec::new();
         let mut send = |group: Vec<T>, _weight: usize| groups.push(group);
         let mut feed = Feed::new(budget, &mut in_flight, &mut send);
-        let more = session(std::mem::take(&mut ready), &mut feed);
+        let more = turn(std::mem::take(&mut ready), &mut feed);
         feed.flush();
         match more {
             Err(error) => {
@@ -209,10 +209,7 @@ where
                 return Err(Stopped { error, leftover });
             }
             Ok(more) if groups.is_empty() => {
-                assert!(
-                    !more,
-                    "pipeline: the session has more input but pushed none"
-                );
+                assert!(!more, "pipeline: the turn has more input but pushed none");
                 return Ok(());
             }
             Ok(_) => {}
@@ -227,7 +224,7 @@ where
 fn pipeline_pooled<'scope, T, R, E, F, S>(
     budget: usize,
     f: &'scope F,
-    mut session: S,
+    mut turn: S,
     spawn: impl Fn(Box<dyn FnOnce() + Send + 'scope>),
 ) -> Result<(), Stopped<E, T>>
 where
@@ -251,13 +248,13 @@ where
             sent += 1;
             spawn(Box::new(move || {
                 let results = run_group(&items, f);
-                // Fails only when the caller unwinds from a panic in its session: the items
+                // Fails only when the caller unwinds from a panic in its turn: the items
                 // are then dropped here.
                 let _ = tx.send((seq, (items, results)));
             }));
         };
         let mut feed = Feed::new(budget, &mut in_flight, &mut send);
-        let more = session(std::mem::take(&mut ready), &mut feed);
+        let more = turn(std::mem::take(&mut ready), &mut feed);
         feed.flush();
         let more = match more {
             Ok(more) => more,
@@ -278,14 +275,11 @@ where
             }
         };
         if next == sent {
-            assert!(
-                !more,
-                "pipeline: the session has more input but pushed none"
-            );
+            assert!(!more, "pipeline: the turn has more input but pushed none");
             return Ok(());
         }
         // Wait until the next group in input order is done (a group done out of order only
-        // waits: a session could not use it), take every other one already done, and hand
+        // waits: a turn could not use it), take every other one already done, and hand
         // back the run of groups that continues the input order.
         while !pending.contains_key(&next) {
             let mut message = Ok(rx.recv().expect("this function holds a sender"));
@@ -323,7 +317,7 @@ mod tests {
     }
 
     /// Runs `pipeline` over `0..n` (item `i` weighs `weight(i)`, `f` doubles and panics on
-    /// multiples of 97), checking the budget; returns what the sessions received, in order.
+    /// multiples of 97), checking the budget; returns what the turns received, in order.
     fn run_pipeline(
         workers: Option<usize>,
         n: usize,
@@ -332,7 +326,7 @@ mod tests {
     ) -> Vec<(usize, Result<usize, String>)> {
         let mut next = 0;
         let mut got = Vec::new();
-        let mut outstanding = 0; // weight pushed and not handed back, as the session sees it
+        let mut outstanding = 0; // weight pushed and not handed back, as the turn sees it
         let f = |x: &usize| {
             if x % 97 == 96 {
                 panic!("item {x}");
@@ -341,7 +335,7 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_micros((x % 7 * 50) as u64));
             x * 2
         };
-        let session = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
+        let turn = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
             for (x, r) in done {
                 outstanding -= weight(x);
                 got.push((x, r));
@@ -354,7 +348,7 @@ mod tests {
             }
             Ok::<bool, ()>(next < n)
         };
-        assert!(pipeline(workers, budget, f, session).unwrap().is_ok());
+        assert!(pipeline(workers, budget, f, turn).unwrap().is_ok());
         got
     }
 
@@ -377,11 +371,11 @@ mod tests {
     }
 
     #[test]
-    fn pipeline_stops_at_a_session_error_and_returns_the_leftover() {
+    fn pipeline_stops_at_a_turn_error_and_returns_the_leftover() {
         for workers in [Some(1), Some(2)] {
             let mut next = 0;
             let mut seen = 0;
-            let session = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
+            let turn = |done: Vec<Done<usize, usize>>, feed: &mut Feed<'_, usize>| {
                 seen += done.len();
                 if seen >= 100 {
                     return Err("stop");
@@ -392,11 +386,11 @@ mod tests {
                 }
                 Ok(next < 1000)
             };
-            let stopped = pipeline(workers, 300_000, |x: &usize| *x, session)
+            let stopped = pipeline(workers, 300_000, |x: &usize| *x, turn)
                 .unwrap()
                 .unwrap_err();
             assert_eq!(stopped.error, "stop");
-            // Every pushed item came back exactly once: to a session, or as leftover.
+            // Every pushed item came back exactly once: to a turn, or as leftover.
             let mut leftover = stopped.leftover;
             leftover.sort_unstable();
             assert_eq!(leftover, (seen..next).collect::<Vec<_>>());

@@ -219,10 +219,10 @@ pub(super) fn naive_merge_batch<'py>(
         let docs = docs.unbind();
         let mut next_in = 0; // the next document to copy
         let mut next_out = 0; // the next document whose chunks are appended to `out`
-        let session = |done: Vec<batch::Done<DocUtf8, Vec<String>>>,
-                       feed: &mut batch::Feed<'_, DocUtf8>|
+        let turn = |done: Vec<batch::Done<DocUtf8, Vec<String>>>,
+                    feed: &mut batch::Feed<'_, DocUtf8>|
          -> PyResult<bool> {
-            // The GIL is held for this session only; the pipeline waits detached.
+            // The GIL is held for this turn only; the pipeline waits detached.
             Python::attach(|py| {
                 let out = out.bind(py);
                 for (doc, chunks) in done {
@@ -248,7 +248,7 @@ pub(super) fn naive_merge_batch<'py>(
             })
         };
         let run = |doc: &DocUtf8| merge_utf8_doc(doc, &opts, &count);
-        let stopped = py.detach(|| batch::pipeline(workers, IN_FLIGHT_BYTES, run, session))?;
+        let stopped = py.detach(|| batch::pipeline(workers, IN_FLIGHT_BYTES, run, turn))?;
         if let Err(stopped) = stopped {
             drop(stopped.leftover); // Python bytes again: dropped here, attached
             return Err(stopped.error);
