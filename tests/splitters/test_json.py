@@ -277,3 +277,12 @@ def test_resumable_count_matches_full_count_and_rejects_bad_offsets() -> None:
         core.count_ordinary_resume("ab", "cl100k_base", -1, 0)
     with pytest.raises(ValueError, match="tokenizer"):
         core.count_ordinary_resume("ab", "p50k_base", 0, 0)
+
+
+def test_older_size_name() -> None:
+    data = {"a": {"b": 1, "c": 2}, "d": [3, 4]}
+    old = JSONSplitter(max_chunk_size=16, length="chars").split_json(data)
+    assert old == JSONSplitter(chunk_size=16, length="chars").split_json(data)
+    assert JSONSplitter(max_chunk_size=16).max_chunk_size == 16
+    with pytest.raises(TypeError, match="not both"):
+        JSONSplitter(chunk_size=16, max_chunk_size=16)

@@ -377,3 +377,13 @@ def test_invariants(size: int) -> None:
             count=ordinary_count(),
             overflow_ok=lambda c: c.end - c.start == 1,
         )
+
+
+def test_older_size_name() -> None:
+    text = "# A\n\nOne.\n\n## B\n\nTwo."
+    old = TitleTreeChunker(max_chunk_size=8, length="chars").split(text)
+    assert old == TitleTreeChunker(chunk_size=8, length="chars").split(text)
+    with pytest.raises(TypeError, match="not both"):
+        TitleTreeChunker(chunk_size=8, max_chunk_size=8)
+    with pytest.raises(TypeError, match="chunk_size is required"):
+        TitleTreeChunker()
