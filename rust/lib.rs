@@ -13,6 +13,7 @@
 //! the `python` feature) proves the core is clean of the bindings.
 
 pub mod batch;
+pub mod eval;
 pub mod ragflow;
 pub mod splitters;
 pub mod text;

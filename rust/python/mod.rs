@@ -19,6 +19,7 @@ mod classic;
 #[cfg(feature = "code")]
 mod code;
 mod counters;
+mod eval;
 mod guard;
 mod ragflow;
 mod strings;
@@ -62,5 +63,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     #[cfg(feature = "code")]
     m.add_class::<code::PyCode>()?;
+
+    m.add_class::<eval::PyBm25Index>()?;
+    m.add_function(wrap_pyfunction!(eval::bm25_tokenize, m)?)?;
     Ok(())
 }

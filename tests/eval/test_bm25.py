@@ -1,0 +1,99 @@
+"""BM25 equals rank_bm25's BM25Okapi on the same tokens, on both backends."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ragchunk import RecursiveSplitter
+from ragchunk.eval import BM25, Dataset, tokenize
+from ragchunk.eval.sweep import chunk_corpora
+
+rank_bm25 = pytest.importorskip("rank_bm25")
+
+
+def _oracle_top(scores: list[float], k: int) -> list[int]:
+    return sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:k]
+
+
+def test_scores_equal_rank_bm25_on_the_shipped_dataset(chroma: Dataset) -> None:
+    chunks = chunk_corpora(chroma, RecursiveSplitter(chunk_size=200, chunk_overlap=0))
+    docs = [tokenize(c.text) for _, c in chunks]
+    oracle = rank_bm25.BM25Okapi(docs)
+    index = BM25().index([c.text for _, c in chunks])
+    queries = [q.text for q in chroma.questions]
+    hits = index.search(queries, 10)
+    for q, h in zip(queries, hits):
+        expected = [float(x) for x in oracle.get_scores(tokenize(q))]
+        assert index.scores(tokenize(q)) == expected  # bit for bit
+        assert [i for i, _ in h] == _oracle_top(expected, 10)
+        assert [s for _, s in h] == [expected[i] for i, _ in h]
+
+
+words = st.sampled_from(["a", "b", "c", "d", "e", "f", "g"])
+
+
+@given(
+    docs=st.lists(st.lists(words, max_size=8), min_size=1, max_size=12),
+    query=st.lists(words, max_size=5),
+    k1=st.sampled_from([0.5, 0.9, 1.5, 2.0]),
+    b=st.sampled_from([0.0, 0.5, 0.75, 1.0]),
+    epsilon=st.sampled_from([0.0, 0.25, 1.0]),
+)
+def test_random_corpora_equal_rank_bm25(docs: list[list[str]], query: list[str], k1: float, b: float, epsilon: float) -> None:
+    if sum(map(len, docs)) == 0:
+        return  # rank_bm25 divides by a zero average length
+    oracle = rank_bm25.BM25Okapi(docs, k1=k1, b=b, epsilon=epsilon)
+    index = BM25(k1=k1, b=b, epsilon=epsilon).index_tokens(docs)
+    with np.errstate(invalid="ignore"):
+        expected = [float(x) for x in oracle.get_scores(query)]
+    # rank_bm25 computes 0 / 0 (NaN) for an empty document when b = 1; that document holds no
+    # query token, and ragchunk scores it 0.
+    expected = [0.0 if math.isnan(x) else x for x in expected]
+    assert index.scores(query) == expected
+    for word in "abcdefg":
+        if word in oracle.idf:
+            assert index._impl().idf(word) == oracle.idf[word]
+
+
+def test_tokenizers() -> None:
+    assert tokenize("The U.S. economy, in 2024!") == ["u", "s", "economy", "2024"]
+    assert tokenize("Ärger über Öl") == ["ärger", "über", "öl"]
+    assert tokenize("北京大学の学生 students", "cjk") == ["北", "京", "大", "学", "の", "学", "生", "students"]
+    assert tokenize("The cat", "whitespace") == ["The", "cat"]
+    assert tokenize("a—b“c”d。e，f") == ["b", "c", "d", "e", "f"]
+
+
+@given(st.text(max_size=60))
+def test_tokenizers_agree_across_backends(text: str) -> None:
+    from ragchunk._pure.eval.tokenize import tokenize as pure
+
+    for kind in ("english", "cjk", "whitespace"):
+        try:
+            got = tokenize(text, kind)
+        except UnicodeEncodeError:  # pragma: no cover - lone surrogates fall back
+            continue
+        assert got == pure(text, kind)
+
+
+def test_callable_tokenizer_and_bad_arguments() -> None:
+    index = BM25(tokenizer=str.split).index(["x y", "y z", "q"])
+    assert [i for i, _ in index.search(["z"], 1)[0]] == [1]
+    with pytest.raises(ValueError, match="tokenizer must be one of"):
+        BM25(tokenizer="klingon")
+    with pytest.raises(ValueError, match="b must be between 0 and 1"):
+        BM25(b=2)
+    with pytest.raises(ValueError, match="k must be >= 1, got 0"):
+        BM25().index(["a"]).search(["a"], 0)
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
+        BM25().index(["a", 3])  # type: ignore[list-item]
+
+
+def test_ties_rank_in_chunk_order_and_k_caps() -> None:
+    index = BM25().index(["apple", "pear", "apple", "plum", "fig"])
+    hits = index.search(["apple"], 10)[0]
+    assert [i for i, _ in hits] == [0, 2, 1, 3, 4]
+    assert hits[0][1] == hits[1][1] > 0
