@@ -40,8 +40,8 @@ pub const STOP_WORDS: &[&str] = &[
     "for", "from", "had", "has", "have", "he", "her", "his", "how", "i", "if", "in", "into", "is",
     "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "she", "so", "than", "that",
     "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "was", "we",
-    "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would",
-    "you", "your",
+    "were", "what", "when", "where", "which", "who", "whom", "why", "will", "with", "would", "you",
+    "your",
 ];
 
 /// Whether `c` separates tokens.

@@ -40,7 +40,11 @@ fn params(k1: f64, b: f64, epsilon: f64) -> PyResult<Params> {
 
 /// The tokens of `text` by the named tokenizer.
 #[pyfunction]
-pub(super) fn bm25_tokenize(py: Python<'_>, text: PyBackedStr, tokenizer: &str) -> PyResult<Vec<String>> {
+pub(super) fn bm25_tokenize(
+    py: Python<'_>,
+    text: PyBackedStr,
+    tokenizer: &str,
+) -> PyResult<Vec<String>> {
     let kind = kind(tokenizer)?;
     contain(py, || detached(py, || tokenize(&text, kind)))
 }
@@ -68,8 +72,7 @@ impl PyBm25Index {
         let params = params(k1, b, epsilon)?;
         contain(py, || {
             let index = detached(py, || {
-                let tokens: Vec<Vec<String>> =
-                    docs.par_iter().map(|d| tokenize(d, kind)).collect();
+                let tokens: Vec<Vec<String>> = docs.par_iter().map(|d| tokenize(d, kind)).collect();
                 Index::new(&tokens, params)
             })?;
             Ok(PyBm25Index {

@@ -26,7 +26,7 @@ def test_scores_equal_rank_bm25_on_the_shipped_dataset(chroma: Dataset) -> None:
     index = BM25().index([c.text for _, c in chunks])
     queries = [q.text for q in chroma.questions]
     hits = index.search(queries, 10)
-    for q, h in zip(queries, hits):
+    for q, h in zip(queries, hits, strict=True):
         expected = [float(x) for x in oracle.get_scores(tokenize(q))]
         assert index.scores(tokenize(q)) == expected  # bit for bit
         assert [i for i, _ in h] == _oracle_top(expected, 10)
@@ -43,7 +43,9 @@ words = st.sampled_from(["a", "b", "c", "d", "e", "f", "g"])
     b=st.sampled_from([0.0, 0.5, 0.75, 1.0]),
     epsilon=st.sampled_from([0.0, 0.25, 1.0]),
 )
-def test_random_corpora_equal_rank_bm25(docs: list[list[str]], query: list[str], k1: float, b: float, epsilon: float) -> None:
+def test_random_corpora_equal_rank_bm25(
+    docs: list[list[str]], query: list[str], k1: float, b: float, epsilon: float
+) -> None:
     if sum(map(len, docs)) == 0:
         return  # rank_bm25 divides by a zero average length
     oracle = rank_bm25.BM25Okapi(docs, k1=k1, b=b, epsilon=epsilon)
@@ -62,7 +64,16 @@ def test_random_corpora_equal_rank_bm25(docs: list[list[str]], query: list[str],
 def test_tokenizers() -> None:
     assert tokenize("The U.S. economy, in 2024!") == ["u", "s", "economy", "2024"]
     assert tokenize("Ärger über Öl") == ["ärger", "über", "öl"]
-    assert tokenize("北京大学の学生 students", "cjk") == ["北", "京", "大", "学", "の", "学", "生", "students"]
+    assert tokenize("北京大学の学生 students", "cjk") == [
+        "北",
+        "京",
+        "大",
+        "学",
+        "の",
+        "学",
+        "生",
+        "students",
+    ]
     assert tokenize("The cat", "whitespace") == ["The", "cat"]
     assert tokenize("a—b“c”d。e，f") == ["b", "c", "d", "e", "f"]
 

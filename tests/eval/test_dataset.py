@@ -9,7 +9,9 @@ import pytest
 from ragchunk.eval import Dataset, Question, Reference, load_chroma, load_jsonl, save_jsonl
 
 
-def _write_chroma(tmp: Path, rows: list[tuple[str, list[dict[str, object]], str]], corpora: dict[str, str]) -> Path:
+def _write_chroma(
+    tmp: Path, rows: list[tuple[str, list[dict[str, object]], str]], corpora: dict[str, str]
+) -> Path:
     import csv
 
     (tmp / "corpora").mkdir()
@@ -43,16 +45,22 @@ def test_jsonl_round_trip(chroma: Dataset, tmp_path: Path) -> None:
 def test_reference_that_does_not_slice_names_the_row(tmp_path: Path) -> None:
     d = _write_chroma(
         tmp_path,
-        [("ok?", [{"content": "abc", "start_index": 0, "end_index": 3}], "c"),
-         ("bad?", [{"content": "abd", "start_index": 0, "end_index": 3}], "c")],
+        [
+            ("ok?", [{"content": "abc", "start_index": 0, "end_index": 3}], "c"),
+            ("bad?", [{"content": "abd", "start_index": 0, "end_index": 3}], "c"),
+        ],
         {"c": "abcdef"},
     )
-    with pytest.raises(ValueError, match=r"questions\[1\].*references\[0\].*'abc', not the reference content 'abd'"):
+    with pytest.raises(
+        ValueError, match=r"questions\[1\].*references\[0\].*'abc', not the reference content 'abd'"
+    ):
         load_chroma(d)
 
 
 def test_unknown_corpus_and_empty_question(tmp_path: Path) -> None:
-    d = _write_chroma(tmp_path, [("q?", [{"content": "a", "start_index": 0, "end_index": 1}], "nope")], {"c": "a"})
+    d = _write_chroma(
+        tmp_path, [("q?", [{"content": "a", "start_index": 0, "end_index": 1}], "nope")], {"c": "a"}
+    )
     with pytest.raises(ValueError, match=r"row 1: unknown corpus id 'nope'"):
         load_chroma(d)
     with pytest.raises(ValueError, match=r"questions\[0\] \(q0\): unknown corpus id 'x'"):
@@ -66,9 +74,9 @@ def test_unknown_corpus_and_empty_question(tmp_path: Path) -> None:
 
 
 def test_bad_files(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no questions.csv"):
+    with pytest.raises(FileNotFoundError, match=r"no questions\.csv"):
         load_chroma(tmp_path)
     p = tmp_path / "x.jsonl"
     p.write_text('{"type": "corpus", "id": "c", "text": "abc"}\nnot json\n', encoding="utf-8")
-    with pytest.raises(ValueError, match="x.jsonl line 2: not JSON"):
+    with pytest.raises(ValueError, match=r"x\.jsonl line 2: not JSON"):
         load_jsonl(p)

@@ -3,6 +3,7 @@ pytrec_eval."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -107,8 +108,12 @@ def _stepwise(refs, cid, retrieved, chunks):  # type: ignore[no-untyped-def]
     ret = sum(e - s for _, s, e in retrieved)
     tn, td, tu = walk([(cid, s, e) for s, e in chunks])
     omega = size(tn) / size(_merge(td + tu)) if tn else 0.0
-    return {"recall": n / size(refs), "precision": n / ret if ret else 0.0,
-            "iou": n / (ret + size(unused)) if ret + size(unused) else 0.0, "precision_omega": omega}
+    return {
+        "recall": n / size(refs),
+        "precision": n / ret if ret else 0.0,
+        "iou": n / (ret + size(unused)) if ret + size(unused) else 0.0,
+        "precision_omega": omega,
+    }
 
 
 span = st.tuples(st.integers(0, 60), st.integers(0, 20)).map(lambda t: (t[0], t[0] + t[1]))
@@ -121,7 +126,7 @@ span = st.tuples(st.integers(0, 60), st.integers(0, 20)).map(lambda t: (t[0], t[
 )
 def test_chroma_mode_equals_the_stepwise_procedure(refs, cuts, picks) -> None:  # type: ignore[no-untyped-def]
     bounds = sorted({0, 80, *cuts})
-    chunks = list(zip(bounds, bounds[1:]))
+    chunks = list(itertools.pairwise(bounds))
     retrieved = [(c, *chunks[i % len(chunks)]) for c, i in picks]
     got = span_scores(refs, "d", retrieved, chunks)
     want = _stepwise(refs, "d", retrieved, chunks)
@@ -144,7 +149,9 @@ def test_mean_std_and_bootstrap() -> None:
 
 
 def _oracle(qrels, run, k):  # type: ignore[no-untyped-def]
-    ev = pytrec_eval.RelevanceEvaluator(qrels, {f"recall.{k}", f"P.{k}", f"ndcg_cut.{k}", f"success.{k}"})
+    ev = pytrec_eval.RelevanceEvaluator(
+        qrels, {f"recall.{k}", f"P.{k}", f"ndcg_cut.{k}", f"success.{k}"}
+    )
     full = ev.evaluate(run)
     # MRR@k is recip_rank on the run cut at k (in trec_eval's own order).
     cut = {}
@@ -153,8 +160,13 @@ def _oracle(qrels, run, k):  # type: ignore[no-untyped-def]
         cut[q] = dict(order)
     rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut)
     return {
-        q: {f"recall@{k}": m[f"recall_{k}"], f"precision@{k}": m[f"P_{k}"], f"ndcg@{k}": m[f"ndcg_cut_{k}"],
-            f"hit_rate@{k}": m[f"success_{k}"], f"mrr@{k}": rr[q]["recip_rank"]}
+        q: {
+            f"recall@{k}": m[f"recall_{k}"],
+            f"precision@{k}": m[f"P_{k}"],
+            f"ndcg@{k}": m[f"ndcg_cut_{k}"],
+            f"hit_rate@{k}": m[f"success_{k}"],
+            f"mrr@{k}": rr[q]["recip_rank"],
+        }
         for q, m in full.items()
     }
 
@@ -170,8 +182,16 @@ docs_ = st.sampled_from([f"d{i}" for i in range(8)])
 
 
 @given(
-    qrels=st.dictionaries(st.sampled_from(["q1", "q2", "q3"]), st.dictionaries(docs_, st.integers(0, 3), min_size=1), min_size=1),
-    run=st.dictionaries(st.sampled_from(["q1", "q2", "q4"]), st.dictionaries(docs_, st.sampled_from([0.0, 0.5, 1.0, 2.5, 3.0]), min_size=1), min_size=1),
+    qrels=st.dictionaries(
+        st.sampled_from(["q1", "q2", "q3"]),
+        st.dictionaries(docs_, st.integers(0, 3), min_size=1),
+        min_size=1,
+    ),
+    run=st.dictionaries(
+        st.sampled_from(["q1", "q2", "q4"]),
+        st.dictionaries(docs_, st.sampled_from([0.0, 0.5, 1.0, 2.5, 3.0]), min_size=1),
+        min_size=1,
+    ),
     k=st.sampled_from([1, 2, 3, 5, 10]),
 )
 def test_rank_metrics_equal_pytrec_eval_on_random_cases(qrels, run, k) -> None:  # type: ignore[no-untyped-def]
@@ -184,11 +204,16 @@ def test_rank_metrics_equal_pytrec_eval_on_the_shipped_dataset(chroma) -> None: 
     from ragchunk import RecursiveSplitter
     from ragchunk.eval import evaluate
 
-    row = evaluate(chroma, [RecursiveSplitter(chunk_size=200, chunk_overlap=0)], k=[10], relevance="graded").rows[0]
+    row = evaluate(
+        chroma, [RecursiveSplitter(chunk_size=200, chunk_overlap=0)], k=[10], relevance="graded"
+    ).rows[0]
     # Rebuild qrels and the run from the spans the row exposes.
     from ragchunk.eval.sweep import chunk_corpora
 
-    chunks = [(cid, c.start, c.end) for cid, c in chunk_corpora(chroma, RecursiveSplitter(chunk_size=200, chunk_overlap=0))]
+    chunks = [
+        (cid, c.start, c.end)
+        for cid, c in chunk_corpora(chroma, RecursiveSplitter(chunk_size=200, chunk_overlap=0))
+    ]
     qrels, run = {}, {}
     for q in chroma.questions:
         judged = {}
@@ -200,8 +225,13 @@ def test_rank_metrics_equal_pytrec_eval_on_the_shipped_dataset(chroma) -> None: 
         run[q.id] = {f"{c}:{s}": float(10 - i) for i, (c, s, _) in enumerate(row.retrieved[q.id])}
     ours = rank_metrics(qrels, run, [1, 5, 10])
     for k in (1, 5, 10):
-        _assert_equal({q: {n: v for n, v in m.items() if n.endswith(f"@{k}")} for q, m in ours.items()}, _oracle(qrels, run, k))
-    assert row.metrics["ndcg@10"] == pytest.approx(sum(m["ndcg@10"] for m in ours.values()) / len(ours))
+        _assert_equal(
+            {q: {n: v for n, v in m.items() if n.endswith(f"@{k}")} for q, m in ours.items()},
+            _oracle(qrels, run, k),
+        )
+    assert row.metrics["ndcg@10"] == pytest.approx(
+        sum(m["ndcg@10"] for m in ours.values()) / len(ours)
+    )
 
 
 def test_rank_metrics_bad_k() -> None:

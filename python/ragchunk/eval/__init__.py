@@ -4,11 +4,12 @@ configurations.
 
 >>> from ragchunk import RecursiveSplitter
 >>> from ragchunk.eval import Dataset, Question, Reference, evaluate
->>> text = "Paris is in France. Rome is in Italy. Berlin is in Germany."
->>> ds = Dataset({"geo": text}, [Question("Where is Rome?", "geo", (Reference(20, 37, text[20:37]),))])
+>>> text = "Paris is in France. Rome is in Italy. Berlin is in Germany. Madrid is in Spain."
+>>> q = Question("Where is Rome?", "geo", (Reference(20, 37, text[20:37]),))
+>>> ds = Dataset({"geo": text}, [q])
 >>> row = evaluate(ds, [RecursiveSplitter(chunk_size=6, chunk_overlap=0)], k=[1]).rows[0]
 >>> row.metrics["recall@1"], row.retrieved["q0"]
-(1.0, [('geo', 20, 37)])
+(0.5, [('geo', 0, 24)])
 """
 
 from __future__ import annotations

@@ -25,7 +25,9 @@ def _ints(name: str) -> Any:
         try:
             vals = [int(v) for v in text.split(",") if v.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be comma-separated integers, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"{name} must be comma-separated integers, got {text!r}"
+            ) from None
         if not vals or any(v <= 0 for v in vals):
             raise argparse.ArgumentTypeError(f"{name} must be integers >= 1, got {text!r}")
         return vals
@@ -37,7 +39,9 @@ def _overlaps(text: str) -> list[float]:
     try:
         vals = [float(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"--overlap must be comma-separated numbers, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"--overlap must be comma-separated numbers, got {text!r}"
+        ) from None
     if not vals or any(v < 0 for v in vals):
         raise argparse.ArgumentTypeError(f"--overlap must be numbers >= 0, got {text!r}")
     return vals
@@ -45,15 +49,38 @@ def _overlaps(text: str) -> list[float]:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the subcommand's options to ``parser``."""
-    parser.add_argument("--dataset", required=True, help="a Chroma-layout directory (questions.csv, corpora/) or a .jsonl file")
-    parser.add_argument("--chunker", default="recursive", choices=CHUNKERS, help="chunking strategy (default: recursive)")
-    parser.add_argument("--chunk-size", type=_ints("--chunk-size"), default=[200, 400, 800], help="comma-separated sizes in tokens")
     parser.add_argument(
-        "--overlap", type=_overlaps, default=[0.0],
+        "--dataset",
+        required=True,
+        help="a Chroma-layout directory (questions.csv, corpora/) or a .jsonl file",
+    )
+    parser.add_argument(
+        "--chunker",
+        default="recursive",
+        choices=CHUNKERS,
+        help="chunking strategy (default: recursive)",
+    )
+    parser.add_argument(
+        "--chunk-size",
+        type=_ints("--chunk-size"),
+        default=[200, 400, 800],
+        help="comma-separated sizes in tokens",
+    )
+    parser.add_argument(
+        "--overlap",
+        type=_overlaps,
+        default=[0.0],
         help="comma-separated overlaps: a fraction of the size when < 1, else tokens",
     )
-    parser.add_argument("--retriever", default="bm25", choices=("bm25",), help="retriever (default: bm25)")
-    parser.add_argument("--tokenizer", default="english", choices=("english", "cjk", "whitespace"), help="BM25 tokenizer")
+    parser.add_argument(
+        "--retriever", default="bm25", choices=("bm25",), help="retriever (default: bm25)"
+    )
+    parser.add_argument(
+        "--tokenizer",
+        default="english",
+        choices=("english", "cjk", "whitespace"),
+        help="BM25 tokenizer",
+    )
     parser.add_argument("--k", type=_ints("--k"), default=[5], help="comma-separated cut-offs")
     parser.add_argument("--csv", help="write the table as CSV here")
     parser.add_argument("--json", help="write the rows (with per-question spans) as JSON here")
@@ -86,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         chunkers = []
         for size in args.chunk_size:
             for ov in args.overlap:
-                tokens = int(round(ov * size)) if ov < 1 else int(ov)
+                tokens = round(ov * size) if ov < 1 else int(ov)
                 if tokens >= size:
                     raise ValueError(f"--overlap {ov} is not smaller than --chunk-size {size}")
                 chunkers.append(_chunker(args.chunker, size, tokens))
@@ -95,7 +122,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"ragchunk eval: error: {exc}", file=sys.stderr)
         return 2
     print(result.format())
-    print(f"{len(chunkers)} configurations, {len(dataset.questions)} questions, {result.seconds:.2f} s", file=sys.stderr)
+    print(
+        f"{len(chunkers)} configurations, {len(dataset.questions)} questions, "
+        f"{result.seconds:.2f} s",
+        file=sys.stderr,
+    )
     if args.csv:
         result.to_csv(args.csv)
     if args.json:
@@ -111,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ragchunk.eval``: parse ``argv`` and :func:`run`."""
-    parser = argparse.ArgumentParser(prog="python -m ragchunk.eval", description="Evaluate chunkers for retrieval.")
+    parser = argparse.ArgumentParser(
+        prog="python -m ragchunk.eval", description="Evaluate chunkers for retrieval."
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))

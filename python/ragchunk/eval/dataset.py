@@ -50,7 +50,8 @@ class Dataset:
 
     Building one validates it (:meth:`validate`).
 
-    >>> ds = Dataset({"doc": "Hello world"}, [Question("Greeting?", "doc", (Reference(0, 5, "Hello"),))])
+    >>> q = Question("Greeting?", "doc", (Reference(0, 5, "Hello"),))
+    >>> ds = Dataset({"doc": "Hello world"}, [q])
     >>> len(ds.questions), ds.questions[0].id
     (1, 'q0')
     """
@@ -61,9 +62,14 @@ class Dataset:
 
     def __post_init__(self) -> None:
         if not isinstance(self.corpora, Mapping):
-            raise TypeError(f"corpora must be a mapping of corpus id to text, got {type(self.corpora).__name__}")
+            raise TypeError(
+                f"corpora must be a mapping of corpus id to text, got {type(self.corpora).__name__}"
+            )
         qs = list(self.questions)
-        fixed = [q if q.id else Question(q.text, q.corpus_id, tuple(q.references), f"q{i}") for i, q in enumerate(qs)]
+        fixed = [
+            q if q.id else Question(q.text, q.corpus_id, tuple(q.references), f"q{i}")
+            for i, q in enumerate(qs)
+        ]
         object.__setattr__(self, "corpora", dict(self.corpora))
         object.__setattr__(self, "questions", tuple(fixed))
         self.validate()
@@ -81,7 +87,8 @@ class Dataset:
         >>> Dataset({"d": "abc"}, [Question("q?", "d", (Reference(0, 2, "xx"),))])
         Traceback (most recent call last):
         ...
-        ValueError: questions[0] (q0) references[0]: corpus 'd'[0:2] is 'ab', not the reference content 'xx'
+        ValueError: questions[0] (q0) references[0]: corpus 'd'[0:2] is 'ab', not the reference \
+content 'xx'
         """
         for cid, text in self.corpora.items():
             if not isinstance(cid, str) or not isinstance(text, str):
@@ -113,7 +120,8 @@ class Dataset:
                 if corpus[r.start : r.end] != r.content:
                     raise ValueError(
                         f"{rw}: corpus {q.corpus_id!r}[{r.start}:{r.end}] is "
-                        f"{_short(corpus[r.start : r.end])}, not the reference content {_short(r.content)}"
+                        f"{_short(corpus[r.start : r.end])}, "
+                        f"not the reference content {_short(r.content)}"
                     )
             if sum(r.end - r.start for r in q.references) == 0:
                 raise ValueError(f"{where}: every reference is empty")
@@ -137,7 +145,9 @@ def _references(raw: object, where: str) -> tuple[Reference, ...]:
         try:
             start, end = int(r["start_index"]), int(r["end_index"])
         except (TypeError, ValueError):
-            raise ValueError(f"{where} references[{j}]: start_index and end_index must be integers") from None
+            raise ValueError(
+                f"{where} references[{j}]: start_index and end_index must be integers"
+            ) from None
         out.append(Reference(start, end, str(r["content"])))
     return tuple(out)
 
@@ -208,10 +218,18 @@ def save_jsonl(dataset: Dataset, path: str | os.PathLike[str]) -> None:
     """
     with open(path, "w", encoding="utf-8") as f:
         for cid, text in dataset.corpora.items():
-            f.write(json.dumps({"type": "corpus", "id": cid, "text": text}, ensure_ascii=False) + "\n")
+            f.write(
+                json.dumps({"type": "corpus", "id": cid, "text": text}, ensure_ascii=False) + "\n"
+            )
         for q in dataset.questions:
             refs = [{"start": r.start, "end": r.end, "content": r.content} for r in q.references]
-            line = {"type": "question", "id": q.id, "question": q.text, "corpus_id": q.corpus_id, "references": refs}
+            line = {
+                "type": "question",
+                "id": q.id,
+                "question": q.text,
+                "corpus_id": q.corpus_id,
+                "references": refs,
+            }
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
@@ -223,7 +241,8 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
 
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "bad.jsonl")
-    >>> _ = open(p, "w").write('{"type": "corpus", "id": "d"}\\n')
+    >>> with open(p, "w") as f:
+    ...     _ = f.write('{"type": "corpus", "id": "d"}\\n')
     >>> load_jsonl(p)
     Traceback (most recent call last):
     ...
@@ -242,7 +261,10 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: not JSON ({exc})") from None
             kind = obj.get("type") if isinstance(obj, dict) else None
-            fields = {"corpus": ("id", "text"), "question": ("id", "question", "corpus_id", "references")}
+            fields = {
+                "corpus": ("id", "text"),
+                "question": ("id", "question", "corpus_id", "references"),
+            }
             if kind not in fields:
                 raise ValueError(f"{where}: type must be 'corpus' or 'question', got {kind!r}")
             for key in fields[kind]:
@@ -252,10 +274,17 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
                 corpora[str(obj["id"])] = obj["text"]
                 continue
             refs = obj["references"]
-            if not isinstance(refs, list) or not all(isinstance(r, dict) and {"start", "end", "content"} <= set(r) for r in refs):
+            if not isinstance(refs, list) or not all(
+                isinstance(r, dict) and {"start", "end", "content"} <= set(r) for r in refs
+            ):
                 raise ValueError(f"{where}: references must be a list of {{start, end, content}}")
             questions.append(
-                Question(obj["question"], obj["corpus_id"], tuple(Reference(r["start"], r["end"], r["content"]) for r in refs), str(obj["id"]))
+                Question(
+                    obj["question"],
+                    obj["corpus_id"],
+                    tuple(Reference(r["start"], r["end"], r["content"]) for r in refs),
+                    str(obj["id"]),
+                )
             )
     return Dataset(corpora, questions, name=name)
 

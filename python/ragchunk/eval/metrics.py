@@ -98,9 +98,10 @@ def span_scores(
     >>> s = span_scores(refs, "d", [("d", 0, 15), ("e", 0, 5)], [(0, 15), (15, 30)])
     >>> s["recall"], s["precision"], round(s["iou"], 4), s["precision_omega"]
     (0.5, 0.25, 0.2, 0.3333333333333333)
-    >>> span_scores([(10, 20)], "d", [("d", 20, 30)], [(0, 10), (10, 20), (20, 30)])["precision_omega"]
+    >>> thirds = [(0, 10), (10, 20), (20, 30)]
+    >>> span_scores([(10, 20)], "d", [("d", 20, 30)], thirds)["precision_omega"]
     0.3333333333333333
-    >>> span_scores([(10, 20)], "d", [("d", 20, 30)], [(0, 10), (10, 20), (20, 30)], mode="exact")["precision_omega"]
+    >>> span_scores([(10, 20)], "d", [("d", 20, 30)], thirds, mode="exact")["precision_omega"]
     1.0
     """
     if mode not in ("chroma", "exact"):
@@ -114,7 +115,9 @@ def span_scores(
         ref_sum = sum(e - s for s, e in refs)
         ret_sum = sum(e - s for _, s, e in retrieved)
         unused = sum(_uncovered(r, c_union) for r in refs)
-        touched = [c for c in corpus_chunks if any(max(c[0], r[0]) <= min(c[1], r[1]) for r in refs)]
+        touched = [
+            c for c in corpus_chunks if any(max(c[0], r[0]) <= min(c[1], r[1]) for r in refs)
+        ]
         if touched:
             t_union = _union(touched, True)
             t_hit = _intersect(t_union, r_union)
@@ -194,8 +197,8 @@ def bootstrap_ci(
     n = len(vals)
     means = sorted(math.fsum(rng.choices(vals, k=n)) / n for _ in range(resamples))
     alpha = (1 - confidence) / 2
-    lo = means[min(resamples - 1, int(math.floor(alpha * resamples)))]
-    hi = means[min(resamples - 1, int(math.ceil((1 - alpha) * resamples)) - 1)]
+    lo = means[min(resamples - 1, math.floor(alpha * resamples))]
+    hi = means[min(resamples - 1, math.ceil((1 - alpha) * resamples) - 1)]
     return lo, hi
 
 
@@ -226,7 +229,7 @@ def rank_metrics(
     (0.5, 0.5, 1.0, 1.0, 0.3801)
     """
     ks = [k] if isinstance(k, int) and not isinstance(k, bool) else list(k)  # type: ignore[arg-type]
-    for i, kk in enumerate(ks):
+    for kk in ks:
         if isinstance(kk, bool) or not isinstance(kk, int) or kk <= 0:
             raise ValueError(f"k must be an int >= 1 (or a list of them), got {kk!r}")
     if not isinstance(qrels, Mapping) or not isinstance(run, Mapping):

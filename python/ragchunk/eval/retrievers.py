@@ -74,7 +74,9 @@ def tokenize(text: str, tokenizer: str = "english") -> list[str]:
 
 def _check_tokenizer(tokenizer: object) -> None:
     if not (callable(tokenizer) or tokenizer in KINDS):
-        raise ValueError(f"tokenizer must be one of {KINDS} or a callable str -> list[str], got {tokenizer!r}")
+        raise ValueError(
+            f"tokenizer must be one of {KINDS} or a callable str -> list[str], got {tokenizer!r}"
+        )
 
 
 class BM25:
@@ -112,10 +114,17 @@ class BM25:
         if not 0 <= b <= 1:
             raise ValueError(f"b must be between 0 and 1, got {b}")
         _check_tokenizer(tokenizer)
-        self.k1, self.b, self.epsilon, self.tokenizer = float(k1), float(b), float(epsilon), tokenizer
+        self.k1, self.b, self.epsilon, self.tokenizer = (
+            float(k1),
+            float(b),
+            float(epsilon),
+            tokenizer,
+        )
 
     def __repr__(self) -> str:
-        return f"BM25(k1={self.k1}, b={self.b}, epsilon={self.epsilon}, tokenizer={self.tokenizer!r})"
+        return (
+            f"BM25(k1={self.k1}, b={self.b}, epsilon={self.epsilon}, tokenizer={self.tokenizer!r})"
+        )
 
     def index(self, texts: Sequence[str]) -> BM25Index:
         """Index ``texts`` (the chunk texts)."""
@@ -133,7 +142,9 @@ class BM25:
 class BM25Index:
     """A built BM25 index (see :class:`BM25`)."""
 
-    def __init__(self, cfg: BM25, texts: list[str] | None, tokens: list[list[str]] | None = None) -> None:
+    def __init__(
+        self, cfg: BM25, texts: list[str] | None, tokens: list[list[str]] | None = None
+    ) -> None:
         self._cfg = cfg
         tok = cfg.tokenizer
         self._callable = callable(tok)
@@ -196,7 +207,8 @@ def _local_embedder(obj: Any) -> Callable[[list[str]], Any]:
     if callable(obj):
         return obj  # type: ignore[no-any-return]
     raise TypeError(
-        f"embedder must have .embed(list[str]) or .encode(list[str]), or be callable, got {type(obj).__name__}"
+        "embedder must have .embed(list[str]) or .encode(list[str]), or be callable, "
+        f"got {type(obj).__name__}"
     )
 
 
@@ -215,11 +227,15 @@ def _matrix(out: Any, n: int, what: str, dim: int | None = None) -> Any:
     try:
         m = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"embedder returned {type(out).__name__} for {what}, not a numeric array") from None
+        raise ValueError(
+            f"embedder returned {type(out).__name__} for {what}, not a numeric array"
+        ) from None
     if m.ndim != 2 or m.shape[0] != n:
         raise ValueError(f"embedder returned shape {m.shape} for {n} {what}; expected ({n}, d)")
     if dim is not None and m.shape[1] != dim:
-        raise ValueError(f"embedder returned dimension {m.shape[1]} for {what} but {dim} for the chunks")
+        raise ValueError(
+            f"embedder returned dimension {m.shape[1]} for {what} but {dim} for the chunks"
+        )
     if not np.isfinite(m).all():
         raise ValueError(f"embedder returned non-finite values for {what}")
     norms = np.linalg.norm(m, axis=1, keepdims=True)
@@ -256,7 +272,12 @@ class Dense:
 
         texts = list(texts)
         parts = [
-            _matrix(self._fn(texts[i : i + self.batch_size]), len(texts[i : i + self.batch_size]), what, dim)
+            _matrix(
+                self._fn(texts[i : i + self.batch_size]),
+                len(texts[i : i + self.batch_size]),
+                what,
+                dim,
+            )
             for i in range(0, len(texts), self.batch_size)
         ]
         if not parts:
@@ -299,15 +320,19 @@ class Hybrid:
     """Reciprocal-rank fusion of several retrievers: ``score = sum 1 / (c + rank)`` over the
     ranked lists (ranks from 1, each list ``depth`` long); equal scores in chunk order.
 
-    >>> idx = Hybrid([BM25(), BM25(k1=1.2)]).index(["red apple", "green pear", "red pear"])
-    >>> idx.search(["red pear"], k=1)[0][0][0]
-    2
+    >>> idx = Hybrid([BM25(), BM25(k1=1.2)]).index(["red apple", "green pear", "red pear", "fig"])
+    >>> idx.search(["green pear"], k=1)[0][0][0]
+    1
     """
 
     name = "hybrid"
 
     def __init__(self, retrievers: Sequence[Retriever], c: float = 60.0, depth: int = 100) -> None:
-        if isinstance(retrievers, (str, bytes)) or not isinstance(retrievers, Sequence) or not retrievers:
+        if (
+            isinstance(retrievers, (str, bytes))
+            or not isinstance(retrievers, Sequence)
+            or not retrievers
+        ):
             raise ValueError("retrievers must be a non-empty list of retrievers")
         for i, r in enumerate(retrievers):
             if not callable(getattr(r, "index", None)):

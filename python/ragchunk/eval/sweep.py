@@ -71,7 +71,11 @@ class EvalResult:
         """The rows as JSON (with per-question metrics and retrieved spans); written to
         ``path`` when given."""
         data = [
-            {**r.flat(), "per_question": r.per_question, "retrieved": {q: [list(s) for s in v] for q, v in r.retrieved.items()}}
+            {
+                **r.flat(),
+                "per_question": r.per_question,
+                "retrieved": {q: [list(s) for s in v] for q, v in r.retrieved.items()},
+            }
             for r in self.rows
         ]
         text = json.dumps(data, ensure_ascii=False)
@@ -87,16 +91,37 @@ class EvalResult:
             return "(no rows)"
         if columns is None:
             k = dicts[0]["k"]
-            columns = ["chunker", "k", "n_chunks", "mean_tokens", "recall_mean", "precision_mean",
-                       "precision_omega_mean", "iou_mean", f"recall@{k}", f"ndcg@{k}", f"mrr@{k}"]
+            columns = [
+                "chunker",
+                "k",
+                "n_chunks",
+                "mean_tokens",
+                "recall_mean",
+                "precision_mean",
+                "precision_omega_mean",
+                "iou_mean",
+                f"recall@{k}",
+                f"ndcg@{k}",
+                f"mrr@{k}",
+            ]
+
         def cell(d: dict[str, Any], c: str) -> str:
             v = d.get(c, "")
             if isinstance(v, float):
                 return f"{v:.1f}" if c in ("mean_tokens",) else f"{100 * v:.1f}"
             return str(v)
-        cells = [[c for c in columns]] + [[cell(d, c) if c != "k" else str(d["k"]) for c in columns] for d in dicts]
+
+        cells = [[c for c in columns]] + [
+            [cell(d, c) if c != "k" else str(d["k"]) for c in columns] for d in dicts
+        ]
         widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
-        lines = ["  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths))) for r in cells]
+        lines = [
+            "  ".join(
+                v.ljust(w) if i == 0 else v.rjust(w)
+                for i, (v, w) in enumerate(zip(r, widths, strict=True))
+            )
+            for r in cells
+        ]
         return "\n".join(lines)
 
 
@@ -105,10 +130,17 @@ def _label(chunker: Any) -> dict[str, Any]:
     size = getattr(chunker, "chunk_size", None)
     overlap = getattr(chunker, "chunk_overlap", None)
     parts = [strategy] + [str(v) for v in (size, overlap) if v is not None]
-    return {"chunker": "/".join(parts), "strategy": strategy, "chunk_size": size, "chunk_overlap": overlap}
+    return {
+        "chunker": "/".join(parts),
+        "strategy": strategy,
+        "chunk_size": size,
+        "chunk_overlap": overlap,
+    }
 
 
-def chunk_corpora(dataset: Dataset, chunker: Any, name: str = "chunkers[0]") -> list[tuple[str, Chunk]]:
+def chunk_corpora(
+    dataset: Dataset, chunker: Any, name: str = "chunkers[0]"
+) -> list[tuple[str, Chunk]]:
     """Every chunk of every corpus, ``(corpus_id, chunk)``, checked: spans inside the corpus,
     ordered, and none inside another (a chunker may overlap its neighbours, but starts and ends
     must both increase).
@@ -119,7 +151,10 @@ def chunk_corpora(dataset: Dataset, chunker: Any, name: str = "chunkers[0]") -> 
     """
     split = getattr(chunker, "split", None)
     if not callable(split):
-        raise TypeError(f"{name} must be a ragchunk chunker with split(text) -> list[Chunk], got {type(chunker).__name__}")
+        raise TypeError(
+            f"{name} must be a ragchunk chunker with split(text) -> list[Chunk], "
+            f"got {type(chunker).__name__}"
+        )
     out = []
     for cid, text in dataset.corpora.items():
         chunks = split(text)
@@ -129,11 +164,15 @@ def chunk_corpora(dataset: Dataset, chunker: Any, name: str = "chunkers[0]") -> 
             if not isinstance(c, Chunk):
                 raise TypeError(f"{where}: expected a ragchunk.Chunk, got {type(c).__name__}")
             if not 0 <= c.start <= c.end <= len(text):
-                raise ValueError(f"{where}: span [{c.start}, {c.end}) is outside the corpus of {len(text)} characters")
+                raise ValueError(
+                    f"{where}: span [{c.start}, {c.end}) is outside the corpus of "
+                    f"{len(text)} characters"
+                )
             if prev is not None and not (c.start > prev.start and c.end > prev.end):
                 raise ValueError(
-                    f"{where}: span [{c.start}, {c.end}) after [{prev.start}, {prev.end}) is unordered or "
-                    "overlaps its predecessor entirely; chunks must be in document order with increasing starts and ends"
+                    f"{where}: span [{c.start}, {c.end}) after [{prev.start}, {prev.end}) is "
+                    "unordered or overlaps its predecessor entirely; chunks must be in document "
+                    "order with increasing starts and ends"
                 )
             prev = c
             out.append((cid, c))
@@ -147,7 +186,9 @@ def _progress(enabled: bool) -> Callable[[int, int, str], None]:
         width = 24
         fill = width * done // max(total, 1)
         end = "\n" if done == total else ""
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} {label[:40]:<40}{end}")
+        sys.stderr.write(
+            f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} {label[:40]:<40}{end}"
+        )
         sys.stderr.flush()
 
     return report
@@ -179,11 +220,12 @@ def evaluate(
 
     >>> from ragchunk import TokenWindowSplitter
     >>> from ragchunk.eval import Dataset, Question, Reference
-    >>> text = "Cats purr. Dogs bark loudly. Fish swim."
-    >>> ds = Dataset({"d": text}, [Question("Which animal barks?", "d", (Reference(11, 28, text[11:28]),))])
+    >>> text = "Cats purr. Dogs bark loudly. Fish swim. Birds sing. Cows moo."
+    >>> q = Question("Which animal would bark?", "d", (Reference(11, 28, text[11:28]),))
+    >>> ds = Dataset({"d": text}, [q])
     >>> row = evaluate(ds, [TokenWindowSplitter(4, 0)], k=[1]).rows[0]
     >>> row.retrieved["q0"], row.metrics["recall_mean"]
-    ([('d', 10, 26)], 0.9411764705882353)
+    ([('d', 9, 27)], 0.9411764705882353)
     """
     if not isinstance(dataset, Dataset):
         raise TypeError(f"dataset must be a ragchunk.eval.Dataset, got {type(dataset).__name__}")
@@ -198,7 +240,9 @@ def evaluate(
         raise ValueError(f"relevance must be 'binary' or 'graded', got {relevance!r}")
     retriever = BM25() if retriever is None else retriever
     if not callable(getattr(retriever, "index", None)):
-        raise TypeError(f"retriever must have an index(texts) method, got {type(retriever).__name__}")
+        raise TypeError(
+            f"retriever must have an index(texts) method, got {type(retriever).__name__}"
+        )
     report = _progress(sys.stderr.isatty() if progress is None else progress)
     t0 = time.perf_counter()
     kmax = max(ks)
@@ -219,9 +263,15 @@ def evaluate(
         by_corpus: dict[str, list[tuple[int, int]]] = {}
         for cid, s, e in spans:
             by_corpus.setdefault(cid, []).append((s, e))
-        hits = retriever.index([c.text for _, c in chunks]).search(qtexts, kmax) if chunks else [[] for _ in questions]
+        hits = (
+            retriever.index([c.text for _, c in chunks]).search(qtexts, kmax)
+            if chunks
+            else [[] for _ in questions]
+        )
         if len(hits) != len(questions):
-            raise ValueError(f"retriever returned {len(hits)} result lists for {len(questions)} questions")
+            raise ValueError(
+                f"retriever returned {len(hits)} result lists for {len(questions)} questions"
+            )
         docid = [f"{cid}#{i}" for i, (cid, _) in enumerate(chunks)]
         qrels: dict[str, dict[str, int]] = {}
         for q in questions:
@@ -238,7 +288,7 @@ def evaluate(
             per_q: dict[str, dict[str, float]] = {}
             retrieved: dict[str, list[tuple[str, int, int]]] = {}
             run: dict[str, dict[str, float]] = {}
-            for q, h in zip(questions, hits):
+            for q, h in zip(questions, hits, strict=True):
                 top = h[:kk]
                 got = [spans[i] for i, _ in top]
                 retrieved[q.id] = got
@@ -246,7 +296,12 @@ def evaluate(
                 refs = [(r.start, r.end) for r in q.references]
                 own = by_corpus.get(q.corpus_id, [])
                 m = span_scores(refs, q.corpus_id, got, own, "chroma")
-                m.update({f"exact_{n}": v for n, v in span_scores(refs, q.corpus_id, got, own, "exact").items()})
+                m.update(
+                    {
+                        f"exact_{n}": v
+                        for n, v in span_scores(refs, q.corpus_id, got, own, "exact").items()
+                    }
+                )
                 per_q[q.id] = m
             ranks = rank_metrics(qrels, run, kk)
             for q in questions:
@@ -256,10 +311,20 @@ def evaluate(
                 vals = [per_q[q.id][name] for q in questions]
                 metrics[f"{name}_mean"], metrics[f"{name}_std"] = mean_std(vals)
                 if name in ("recall", "iou"):
-                    metrics[f"{name}_ci_low"], metrics[f"{name}_ci_high"] = bootstrap_ci(vals, confidence, seed=seed)
+                    metrics[f"{name}_ci_low"], metrics[f"{name}_ci_high"] = bootstrap_ci(
+                        vals, confidence, seed=seed
+                    )
             for n in RANK_METRICS:
                 metrics[f"{n}@{kk}"] = mean_std([per_q[q.id][f"{n}@{kk}"] for q in questions])[0]
-            rows.append(ResultRow({**config, "retriever": repr(retriever), "k": kk}, dict(stats), metrics, per_q, retrieved))
+            rows.append(
+                ResultRow(
+                    {**config, "retriever": repr(retriever), "k": kk},
+                    dict(stats),
+                    metrics,
+                    per_q,
+                    retrieved,
+                )
+            )
     report(len(chunkers), len(chunkers), "done")
     return EvalResult(rows, time.perf_counter() - t0)
 

@@ -47,7 +47,10 @@ class Bm25Index:
                 self._postings.setdefault(tok, []).append((d, tf))
         n = len(docs)
         self._avgdl = sum(self._doc_len) / n if n else 0.0
-        idf = {t: math.log(n - len(p) + 0.5) - math.log(len(p) + 0.5) for t, p in self._postings.items()}
+        idf = {
+            t: math.log(n - len(p) + 0.5) - math.log(len(p) + 0.5)
+            for t, p in self._postings.items()
+        }
         if idf:
             total = 0.0
             for v in idf.values():
@@ -79,7 +82,9 @@ class Bm25Index:
                 score[d] += idf * (tf * (k1 + 1.0) / (tf + norm))
         return score
 
-    def search_tokens(self, queries: Sequence[Sequence[str]], k: int) -> list[list[tuple[int, float]]]:
+    def search_tokens(
+        self, queries: Sequence[Sequence[str]], k: int
+    ) -> list[list[tuple[int, float]]]:
         return [top_k(self.scores(q), k) for q in queries]
 
     def search(self, queries: Sequence[str], k: int) -> list[list[tuple[int, float]]]:
