@@ -14,6 +14,62 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::tokenize::{for_each_token, Kind};
+
+/// A block of documents indexed against a local vocabulary (terms in order of first
+/// appearance), merged into the index afterwards.
+#[derive(Default)]
+struct Part {
+    vocab: FxHashMap<String, u32>,
+    terms: Vec<String>,
+    /// Per document: `(local term id, term frequency)`.
+    docs: Vec<Vec<(u32, u32)>>,
+    lens: Vec<u32>,
+    /// Per local term: the last document it was seen in, and its place in that document's
+    /// counts.
+    seen_in: Vec<u32>,
+    slot: Vec<u32>,
+}
+
+impl Part {
+    /// Adds one document; `tokens` calls its argument with every token.
+    fn add(&mut self, tokens: impl FnOnce(&mut dyn FnMut(&str))) {
+        let doc = self.docs.len() as u32;
+        let mut counts: Vec<(u32, u32)> = Vec::new();
+        let mut len = 0u32;
+        let Part {
+            vocab,
+            terms,
+            seen_in,
+            slot,
+            ..
+        } = self;
+        tokens(&mut |tok: &str| {
+            len += 1;
+            let id = match vocab.get(tok) {
+                Some(&id) => id as usize,
+                None => {
+                    let id = terms.len();
+                    vocab.insert(tok.to_owned(), id as u32);
+                    terms.push(tok.to_owned());
+                    seen_in.push(u32::MAX);
+                    slot.push(0);
+                    id
+                }
+            };
+            if seen_in[id] == doc {
+                counts[slot[id] as usize].1 += 1;
+            } else {
+                seen_in[id] = doc;
+                slot[id] = counts.len() as u32;
+                counts.push((id as u32, 1));
+            }
+        });
+        self.docs.push(counts);
+        self.lens.push(len);
+    }
+}
+
 /// The BM25 parameters (`rank_bm25`'s defaults: `k1 = 1.5`, `b = 0.75`, `epsilon = 0.25`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
@@ -47,34 +103,76 @@ pub struct Index {
 impl Index {
     /// Indexes `docs` (each a list of tokens).
     pub fn new<S: AsRef<str>>(docs: &[Vec<S>], params: Params) -> Index {
+        let mut part = Part::default();
+        for doc in docs {
+            part.add(|f| doc.iter().for_each(|t| f(t.as_ref())));
+        }
+        Index::from_parts(vec![part], params)
+    }
+
+    /// Tokenizes and indexes `texts`, in parallel (blocks of documents each build a local
+    /// vocabulary; the blocks are merged in document order, so term ids stay in order of first
+    /// appearance).
+    pub fn from_texts<S: AsRef<str> + Sync>(texts: &[S], kind: Kind, params: Params) -> Index {
+        // Below about a megabyte, waking the thread pool costs more than it saves.
+        let bytes: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+        let block = if bytes < 1 << 20 {
+            texts.len().max(1)
+        } else {
+            texts
+                .len()
+                .div_ceil(rayon::current_num_threads().max(1) * 4)
+                .max(16)
+        };
+        Index::from_texts_in_blocks(texts, kind, params, block)
+    }
+
+    fn from_texts_in_blocks<S: AsRef<str> + Sync>(
+        texts: &[S],
+        kind: Kind,
+        params: Params,
+        block: usize,
+    ) -> Index {
+        let parts: Vec<Part> = texts
+            .par_chunks(block)
+            .map(|docs| {
+                let mut part = Part::default();
+                for d in docs {
+                    part.add(|f| for_each_token(d.as_ref(), kind, f));
+                }
+                part
+            })
+            .collect();
+        Index::from_parts(parts, params)
+    }
+
+    fn from_parts(parts: Vec<Part>, params: Params) -> Index {
         let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
         let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut doc_len = Vec::with_capacity(docs.len());
+        let mut doc_len = Vec::new();
         let mut total: u64 = 0;
-        let mut counts: FxHashMap<u32, u32> = FxHashMap::default();
-        for (d, doc) in docs.iter().enumerate() {
-            doc_len.push(doc.len() as u32);
-            total += doc.len() as u64;
-            counts.clear();
-            for tok in doc {
-                let tok = tok.as_ref();
-                let id = match vocab.get(tok) {
-                    Some(&id) => id,
-                    None => {
-                        let id = postings.len() as u32;
-                        vocab.insert(tok.to_owned(), id);
+        for part in parts {
+            let remap: Vec<u32> = part
+                .terms
+                .into_iter()
+                .map(|t| {
+                    *vocab.entry(t).or_insert_with(|| {
                         postings.push(Vec::new());
-                        id
-                    }
-                };
-                *counts.entry(id).or_insert(0) += 1;
-            }
-            for (&id, &tf) in &counts {
-                postings[id as usize].push((d as u32, tf));
+                        (postings.len() - 1) as u32
+                    })
+                })
+                .collect();
+            for (counts, len) in part.docs.into_iter().zip(part.lens) {
+                let d = doc_len.len() as u32;
+                doc_len.push(len);
+                total += u64::from(len);
+                for (local, tf) in counts {
+                    postings[remap[local as usize] as usize].push((d, tf));
+                }
             }
         }
-        let n = docs.len() as f64;
-        let avgdl = if docs.is_empty() {
+        let n = doc_len.len() as f64;
+        let avgdl = if doc_len.is_empty() {
             0.0
         } else {
             total as f64 / n
@@ -148,6 +246,15 @@ impl Index {
         score
     }
 
+    /// [`Index::top_k`] of a query text, tokenized by `kind`.
+    pub fn top_k_text(&self, query: &str, kind: Kind, k: usize) -> Vec<(u32, f64)> {
+        let mut tokens: Vec<&str> = Vec::new();
+        let mut owned: Vec<String> = Vec::new();
+        for_each_token(query, kind, |t| owned.push(t.to_owned()));
+        tokens.extend(owned.iter().map(String::as_str));
+        top_k(&self.scores(&tokens), k)
+    }
+
     /// The best `k` documents for `query`: `(document, score)`, best first, equal scores in
     /// document order.
     pub fn top_k<S: AsRef<str>>(&self, query: &[S], k: usize) -> Vec<(u32, f64)> {
@@ -160,7 +267,11 @@ impl Index {
         queries: &[Vec<S>],
         k: usize,
     ) -> Vec<Vec<(u32, f64)>> {
-        queries.par_iter().map(|q| self.top_k(q, k)).collect()
+        queries
+            .par_iter()
+            .with_min_len(64)
+            .map(|q| self.top_k(q, k))
+            .collect()
     }
 }
 
@@ -224,6 +335,25 @@ mod tests {
         );
         assert_eq!(top_k(&[1.0], 5), [(0, 1.0)]);
         assert!(top_k(&[], 5).is_empty());
+    }
+
+    #[test]
+    fn texts_index_like_their_tokens_in_parallel_blocks() {
+        let texts: Vec<String> = (0..200)
+            .map(|i| format!("Doc {i} about topic {} and The topic {}", i % 7, i % 3))
+            .collect();
+        let tokens: Vec<Vec<String>> = texts
+            .iter()
+            .map(|t| crate::eval::tokenize::tokenize(t, Kind::English))
+            .collect();
+        let a = Index::from_texts_in_blocks(&texts, Kind::English, Params::default(), 16);
+        let b = Index::new(&tokens, Params::default());
+        for q in ["topic 3", "doc 17 topic", "absent"] {
+            let qt = crate::eval::tokenize::tokenize(q, Kind::English);
+            assert_eq!(a.scores(&qt), b.scores(&qt));
+            assert_eq!(a.top_k_text(q, Kind::English, 5), b.top_k(&qt, 5));
+        }
+        assert_eq!(a.idf("topic"), b.idf("topic"));
     }
 
     #[test]

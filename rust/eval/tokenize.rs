@@ -63,51 +63,86 @@ pub fn is_cjk_unit(c: char) -> bool {
         | 0x20000..=0x2FFFF | 0x30000..=0x3FFFF)
 }
 
-fn push_word(out: &mut Vec<String>, word: &str, kind: Kind) {
+/// Calls `f` with every token of `text`, in order, without allocating per token (`scratch`
+/// holds a lowercased word).
+pub fn for_each_token(text: &str, kind: Kind, mut f: impl FnMut(&str)) {
+    let mut scratch = String::new();
+    let mut emit = |word: &str| emit_word(word, kind, &mut scratch, &mut f);
+    let bytes = text.as_bytes();
+    let mut start: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (sep, len) = if b < 0x80 {
+            (!b.is_ascii_alphanumeric(), 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+            (is_separator(c), c.len_utf8())
+        };
+        if sep {
+            if let Some(s) = start.take() {
+                emit(&text[s..i]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+        i += len;
+    }
+    if let Some(s) = start {
+        emit(&text[s..]);
+    }
+}
+
+fn emit_word(word: &str, kind: Kind, scratch: &mut String, f: &mut impl FnMut(&str)) {
+    if kind == Kind::Whitespace {
+        f(word);
+        return;
+    }
+    let lower: &str = if word.bytes().all(|b| !b.is_ascii_uppercase() && b < 0x80) {
+        word
+    } else {
+        scratch.clear();
+        if word.is_ascii() {
+            scratch.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+        } else {
+            scratch.push_str(&word.to_lowercase());
+        }
+        scratch.as_str()
+    };
     match kind {
-        Kind::Whitespace => out.push(word.to_owned()),
         Kind::English => {
-            let lower = word.to_lowercase();
-            if STOP_WORDS.binary_search(&lower.as_str()).is_err() {
-                out.push(lower);
+            if STOP_WORDS.binary_search(&lower).is_err() {
+                f(lower);
             }
         }
         Kind::Cjk => {
-            let lower = word.to_lowercase();
-            let mut run = String::new();
-            for c in lower.chars() {
+            if lower.is_ascii() {
+                f(lower);
+                return;
+            }
+            let mut run_start = None;
+            for (i, c) in lower.char_indices() {
                 if is_cjk_unit(c) {
-                    if !run.is_empty() {
-                        out.push(std::mem::take(&mut run));
+                    if let Some(s) = run_start.take() {
+                        f(&lower[s..i]);
                     }
-                    out.push(c.to_string());
-                } else {
-                    run.push(c);
+                    f(&lower[i..i + c.len_utf8()]);
+                } else if run_start.is_none() {
+                    run_start = Some(i);
                 }
             }
-            if !run.is_empty() {
-                out.push(run);
+            if let Some(s) = run_start {
+                f(&lower[s..]);
             }
         }
+        Kind::Whitespace => f(word),
     }
 }
 
 /// The tokens of `text`.
 pub fn tokenize(text: &str, kind: Kind) -> Vec<String> {
     let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        if is_separator(c) {
-            if let Some(s) = start.take() {
-                push_word(&mut out, &text[s..i], kind);
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        push_word(&mut out, &text[s..], kind);
-    }
+    for_each_token(text, kind, |t| out.push(t.to_owned()));
     out
 }
 

@@ -71,10 +71,7 @@ impl PyBm25Index {
         let kind = kind(tokenizer)?;
         let params = params(k1, b, epsilon)?;
         contain(py, || {
-            let index = detached(py, || {
-                let tokens: Vec<Vec<String>> = docs.par_iter().map(|d| tokenize(d, kind)).collect();
-                Index::new(&tokens, params)
-            })?;
+            let index = detached(py, || Index::from_texts(&docs, kind, params))?;
             Ok(PyBm25Index {
                 index,
                 kind: Some(kind),
@@ -139,7 +136,8 @@ impl PyBm25Index {
             detached(py, || {
                 queries
                     .par_iter()
-                    .map(|q| self.index.top_k(&tokenize(q, kind), k))
+                    .with_min_len(64)
+                    .map(|q| self.index.top_k_text(q, kind, k))
                     .collect()
             })
         })

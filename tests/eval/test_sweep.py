@@ -44,7 +44,7 @@ def test_rows_expose_spans_that_recompute_the_metrics(chroma: Dataset) -> None:
         RecursiveSplitter(chunk_size=400, chunk_overlap=0),
         TokenWindowSplitter(chunk_size=200, chunk_overlap=0),
     ]
-    result = evaluate(chroma, chunkers, BM25(), k=[1, 5])
+    result = evaluate(chroma, chunkers, BM25(), k=[1, 5], bootstrap=200)
     assert [r.config["k"] for r in result.rows] == [1, 5, 1, 5]
     for row, chunker in zip(result.rows[1::2], chunkers, strict=True):
         chunks = chunk_corpora(chroma, chunker)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import csv
 import json
 import os
@@ -200,6 +201,7 @@ def evaluate(
     retriever: Retriever | None = None,
     k: int | Sequence[int] = (1, 3, 5, 10),
     relevance: str = "binary",
+    bootstrap: int = 0,
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | None = None,
@@ -215,7 +217,9 @@ def evaluate(
         k: the cut-offs (ints >= 1).
         relevance: ``"binary"`` (a chunk sharing a character with a reference is relevant) or
             ``"graded"`` (its relevance is the number of reference characters it holds).
-        confidence, seed: the bootstrap interval of span recall and IoU.
+        bootstrap: resamples of the bootstrap intervals of the span recall and IoU means
+            (``recall_ci_low``... columns); 0 (default) computes none.
+        confidence, seed: the intervals' confidence level and random seed.
         progress: a progress bar on stderr (default: when stderr is a terminal).
 
     >>> from ragchunk import TokenWindowSplitter
@@ -236,6 +240,8 @@ def evaluate(
         raise ValueError("k must not be empty")
     for i, kk in enumerate(ks):
         check_k(kk, f"k[{i}]" if len(ks) > 1 else "k")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be an int >= 0 (resamples), got {bootstrap!r}")
     if relevance not in ("binary", "graded"):
         raise ValueError(f"relevance must be 'binary' or 'graded', got {relevance!r}")
     retriever = BM25() if retriever is None else retriever
@@ -273,16 +279,31 @@ def evaluate(
                 f"retriever returned {len(hits)} result lists for {len(questions)} questions"
             )
         docid = [f"{cid}#{i}" for i, (cid, _) in enumerate(chunks)]
+        # Chunks of a corpus are in document order with increasing starts and ends, so the
+        # chunks touching a reference are one run of indexes, found by bisection.
+        first: dict[str, int] = {}
+        for i, (cid, _, _) in enumerate(spans):
+            first.setdefault(cid, i)
+        near: dict[str, list[int]] = {}
         qrels: dict[str, dict[str, int]] = {}
         for q in questions:
-            refs = [(r.start, r.end) for r in q.references]
+            own = by_corpus.get(q.corpus_id, [])
+            starts = [s for s, _ in own]
+            ends = [e for _, e in own]
+            idx: set[int] = set()
+            for r in q.references:
+                lo = bisect.bisect_left(ends, r.start)
+                hi = bisect.bisect_right(starts, r.end)
+                idx.update(range(lo, hi))
+            near[q.id] = sorted(idx)
+            merged = _merged([(r.start, r.end) for r in q.references])
             judged: dict[str, int] = {}
-            for i, (cid, s, e) in enumerate(spans):
-                if cid != q.corpus_id:
-                    continue
-                cov = sum(max(0, min(e, re_) - max(s, rs)) for rs, re_ in _merged(refs))
+            base = first.get(q.corpus_id, 0)
+            for j in near[q.id]:
+                s, e = own[j]
+                cov = sum(max(0, min(e, re_) - max(s, rs)) for rs, re_ in merged)
                 if cov > 0:
-                    judged[docid[i]] = 1 if relevance == "binary" else cov
+                    judged[docid[base + j]] = 1 if relevance == "binary" else cov
             qrels[q.id] = judged
         for kk in ks:
             per_q: dict[str, dict[str, float]] = {}
@@ -294,7 +315,7 @@ def evaluate(
                 retrieved[q.id] = got
                 run[q.id] = {docid[i]: float(kk - r) for r, (i, _) in enumerate(top)}
                 refs = [(r.start, r.end) for r in q.references]
-                own = by_corpus.get(q.corpus_id, [])
+                own = [by_corpus[q.corpus_id][j] for j in near[q.id]]
                 m = span_scores(refs, q.corpus_id, got, own, "chroma")
                 m.update(
                     {
@@ -310,9 +331,9 @@ def evaluate(
             for name in [*SPAN_METRICS, *(f"exact_{n}" for n in SPAN_METRICS)]:
                 vals = [per_q[q.id][name] for q in questions]
                 metrics[f"{name}_mean"], metrics[f"{name}_std"] = mean_std(vals)
-                if name in ("recall", "iou"):
+                if bootstrap and name in ("recall", "iou"):
                     metrics[f"{name}_ci_low"], metrics[f"{name}_ci_high"] = bootstrap_ci(
-                        vals, confidence, seed=seed
+                        vals, confidence, bootstrap, seed
                     )
             for n in RANK_METRICS:
                 metrics[f"{n}@{kk}"] = mean_std([per_q[q.id][f"{n}@{kk}"] for q in questions])[0]

@@ -3,6 +3,8 @@ backends agree on every input."""
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["KINDS", "STOP_WORDS", "is_cjk_unit", "is_separator", "tokenize"]
 
 KINDS = ("english", "cjk", "whitespace")
@@ -53,39 +55,27 @@ def is_cjk_unit(c: str) -> bool:
     return any(lo <= u <= hi for lo, hi in _CJK_RANGES)
 
 
-def _push(out: list[str], word: str, kind: str) -> None:
-    if kind == "whitespace":
-        out.append(word)
-        return
-    lower = word.lower()
-    if kind == "english":
-        if lower not in STOP_WORDS:
-            out.append(lower)
-        return
-    run: list[str] = []
-    for c in lower:
-        if is_cjk_unit(c):
-            if run:
-                out.append("".join(run))
-                run = []
-            out.append(c)
-        else:
-            run.append(c)
-    if run:
-        out.append("".join(run))
+_SEP_CLASS = "\\x00-/:-@\\[-`{-\\x7f" + "".join(
+    f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _SEPARATOR_RANGES
+)
+_WORD = re.compile(f"[^{_SEP_CLASS}]+")
+_CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES)
+_CJK_SPLIT = re.compile(f"[{_CJK_CLASS}]|[^{_CJK_CLASS}]+")
 
 
 def tokenize(text: str, kind: str) -> list[str]:
-    """The tokens of ``text`` by the tokenizer ``kind``."""
+    """The tokens of ``text`` by the tokenizer ``kind``: maximal runs of non-separators,
+    then lowercased and filtered (``english``) or split into CJK units (``cjk``)."""
+    words = _WORD.findall(text)
+    if kind == "whitespace":
+        return words
+    if kind == "english":
+        return [w for w in (word.lower() for word in words) if w not in STOP_WORDS]
     out: list[str] = []
-    start = -1
-    for i, c in enumerate(text):
-        if is_separator(c):
-            if start >= 0:
-                _push(out, text[start:i], kind)
-                start = -1
-        elif start < 0:
-            start = i
-    if start >= 0:
-        _push(out, text[start:], kind)
+    for word in words:
+        lower = word.lower()
+        if lower.isascii():
+            out.append(lower)
+        else:
+            out.extend(_CJK_SPLIT.findall(lower))
     return out

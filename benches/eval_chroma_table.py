@@ -1,0 +1,92 @@
+"""Chroma's chunking-evaluation configurations on the shipped corpora, with BM25 and WordLlama.
+
+    .venv/bin/python benches/eval_chroma_table.py [--dataset DIR] [--k 5] [--retriever bm25|wordllama|both]
+
+Prints one Markdown table per retriever (span metrics in percent, mean ± standard deviation
+over questions), the rows of ``docs/evaluation.md``. The WordLlama model ships inside the
+``wordllama`` package and is loaded from its files, never downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _corpus import offline_tiktoken
+
+offline_tiktoken()
+
+from ragchunk import RecursiveSplitter, TokenWindowSplitter  # noqa: E402
+from ragchunk.eval import BM25, Dense, evaluate, load_chroma  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+_CANDIDATES = [ROOT.parent / "shared" / "eval" / "chroma", ROOT.parent.parent / "shared" / "eval" / "chroma"]
+
+CONFIGS = [
+    ("Token window", TokenWindowSplitter, 800, 400),
+    ("Token window", TokenWindowSplitter, 400, 200),
+    ("Token window", TokenWindowSplitter, 400, 0),
+    ("Token window", TokenWindowSplitter, 200, 0),
+    ("Recursive", RecursiveSplitter, 800, 400),
+    ("Recursive", RecursiveSplitter, 400, 200),
+    ("Recursive", RecursiveSplitter, 400, 0),
+    ("Recursive", RecursiveSplitter, 200, 0),
+]
+
+
+def wordllama() -> Any:
+    """WordLlama's shipped 256-dimensional model, loaded from the package's own files."""
+    import wordllama as wl
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    base = Path(wl.__file__).parent
+    tokenizer = Tokenizer.from_file(str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+    with safe_open(str(base / "weights" / "l2_supercat_256.safetensors"), framework="np", device="cpu") as f:
+        embedding = f.get_tensor("embedding.weight")
+    return WordLlamaInference(embedding, tokenizer)
+
+
+def pm(row: dict[str, float], name: str) -> str:
+    return f"{100 * row[name + '_mean']:.1f} ± {100 * row[name + '_std']:.1f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", default=str(next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])))
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--retriever", default="both", choices=("bm25", "wordllama", "both"))
+    args = ap.parse_args()
+    dataset = load_chroma(args.dataset)
+    chunkers = [cls(chunk_size=size, chunk_overlap=ov) for _, cls, size, ov in CONFIGS]
+    retrievers = []
+    if args.retriever in ("bm25", "both"):
+        retrievers.append(("BM25", BM25()))
+    if args.retriever in ("wordllama", "both"):
+        retrievers.append(("WordLlama l2_supercat_256 (dense, cosine)", Dense(wordllama())))
+    print(f"{len(dataset.questions)} questions over {len(dataset.corpora)} corpora, k = {args.k}\n")
+    for title, retriever in retrievers:
+        t0 = time.perf_counter()
+        result = evaluate(dataset, chunkers, retriever, k=[args.k])
+        seconds = time.perf_counter() - t0
+        print(f"{title} ({seconds:.1f} s)\n")
+        print(f"| chunker | size | overlap | mean tokens | recall | precision | precision Ω | IoU | NDCG@{args.k} |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for (label, _, size, ov), row in zip(CONFIGS, result.rows, strict=True):
+            m = row.metrics
+            print(
+                f"| {label} | {size} | {ov} | {row.stats['mean_tokens']:.0f} | {pm(m, 'recall')} | "
+                f"{pm(m, 'precision')} | {pm(m, 'precision_omega')} | {pm(m, 'iou')} | "
+                f"{100 * m[f'ndcg@{args.k}']:.1f} |"
+            )
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
