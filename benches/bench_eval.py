@@ -26,18 +26,23 @@ offline_tiktoken()
 
 import numpy as np  # noqa: E402
 from ragchunk import RecursiveSplitter, TokenWindowSplitter  # noqa: E402
-from ragchunk.core import dispatch  # noqa: E402
 from ragchunk._pure.eval.tokenize import tokenize as pure_tokenize  # noqa: E402
+from ragchunk.core import dispatch  # noqa: E402
 from ragchunk.eval import BM25, evaluate, load_chroma  # noqa: E402
 from ragchunk.eval.sweep import chunk_corpora  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-_CANDIDATES = [ROOT.parent / "shared" / "eval" / "chroma", ROOT.parent.parent / "shared" / "eval" / "chroma"]
+_CANDIDATES = [
+    ROOT.parent / "shared" / "eval" / "chroma",
+    ROOT.parent.parent / "shared" / "eval" / "chroma",
+]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dataset", default=str(next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])))
+    ap.add_argument(
+        "--dataset", default=str(next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0]))
+    )
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--chunk-size", type=int, default=200)
     ap.add_argument("--k", type=int, default=10)
@@ -46,7 +51,12 @@ def main() -> int:
     import rank_bm25
 
     ds = load_chroma(args.dataset)
-    texts = [c.text for _, c in chunk_corpora(ds, RecursiveSplitter(chunk_size=args.chunk_size, chunk_overlap=0))]
+    texts = [
+        c.text
+        for _, c in chunk_corpora(
+            ds, RecursiveSplitter(chunk_size=args.chunk_size, chunk_overlap=0)
+        )
+    ]
     queries = [q.text for q in ds.questions]
     k = args.k
 
@@ -94,8 +104,11 @@ def main() -> int:
     base_name = contenders[0][0]
     base = statistics.median(times[base_name])
     ours = rankings[base_name]
-    print(f"{len(texts)} chunks (RecursiveSplitter {args.chunk_size}), {len(queries)} queries, top {k}, "
-          f"median of {args.rounds} rounds\n")
+    print(
+        f"{len(texts)} chunks (RecursiveSplitter {args.chunk_size}), {len(queries)} queries, "
+        f"top {k}, "
+        f"median of {args.rounds} rounds\n"
+    )
     print("| contender | ms | time / ragchunk Rust | queries with the same top-k as ragchunk |")
     print("|---|---:|---:|---:|")
     for name, _ in contenders:
@@ -114,8 +127,10 @@ def main() -> int:
         t0 = time.perf_counter()
         result = evaluate(ds, chunkers, BM25(), k=[1, 3, 5, 10], progress=False)
         sweep.append(time.perf_counter() - t0)
-    print(f"\n12-configuration sweep (recursive and token windows x 200/400/800 x overlap 0/25%), "
-          f"k = 1, 3, 5, 10, {len(result.rows)} rows: median {statistics.median(sweep):.2f} s")
+    print(
+        f"\n12-configuration sweep (recursive and token windows x 200/400/800 x overlap 0/25%), "
+        f"k = 1, 3, 5, 10, {len(result.rows)} rows: median {statistics.median(sweep):.2f} s"
+    )
     return 0
 
 

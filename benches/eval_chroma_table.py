@@ -1,6 +1,7 @@
 """Chroma's chunking-evaluation configurations on the shipped corpora, with BM25 and WordLlama.
 
-    .venv/bin/python benches/eval_chroma_table.py [--dataset DIR] [--k 5] [--retriever bm25|wordllama|both]
+    .venv/bin/python benches/eval_chroma_table.py [--dataset DIR] [--k 5]
+        [--retriever bm25|wordllama|both]
 
 Prints one Markdown table per retriever (span metrics in percent, mean ± standard deviation
 over questions), the rows of ``docs/evaluation.md``. The WordLlama model ships inside the
@@ -24,7 +25,10 @@ from ragchunk import RecursiveSplitter, TokenWindowSplitter  # noqa: E402
 from ragchunk.eval import BM25, Dense, evaluate, load_chroma  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-_CANDIDATES = [ROOT.parent / "shared" / "eval" / "chroma", ROOT.parent.parent / "shared" / "eval" / "chroma"]
+_CANDIDATES = [
+    ROOT.parent / "shared" / "eval" / "chroma",
+    ROOT.parent.parent / "shared" / "eval" / "chroma",
+]
 
 CONFIGS = [
     ("Token window", TokenWindowSplitter, 800, 400),
@@ -47,7 +51,9 @@ def wordllama() -> Any:
 
     base = Path(wl.__file__).parent
     tokenizer = Tokenizer.from_file(str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
-    with safe_open(str(base / "weights" / "l2_supercat_256.safetensors"), framework="np", device="cpu") as f:
+    with safe_open(
+        str(base / "weights" / "l2_supercat_256.safetensors"), framework="np", device="cpu"
+    ) as f:
         embedding = f.get_tensor("embedding.weight")
     return WordLlamaInference(embedding, tokenizer)
 
@@ -58,7 +64,9 @@ def pm(row: dict[str, float], name: str) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--dataset", default=str(next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0])))
+    ap.add_argument(
+        "--dataset", default=str(next((p for p in _CANDIDATES if p.is_dir()), _CANDIDATES[0]))
+    )
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--retriever", default="both", choices=("bm25", "wordllama", "both"))
     args = ap.parse_args()
@@ -75,7 +83,10 @@ def main() -> int:
         result = evaluate(dataset, chunkers, retriever, k=[args.k])
         seconds = time.perf_counter() - t0
         print(f"{title} ({seconds:.1f} s)\n")
-        print(f"| chunker | size | overlap | mean tokens | recall | precision | precision Ω | IoU | NDCG@{args.k} |")
+        print(
+            "| chunker | size | overlap | mean tokens | recall | precision | precision Ω | IoU "
+            f"| NDCG@{args.k} |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for (label, _, size, ov), row in zip(CONFIGS, result.rows, strict=True):
             m = row.metrics
