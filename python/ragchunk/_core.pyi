@@ -4,6 +4,7 @@ from collections.abc import Callable
 from typing import Literal, final
 
 __all__ = [
+    "Bm25Index",
     "CharacterSplitter",
     "CodeSplitter",
     "HTMLSplitter",
@@ -14,6 +15,7 @@ __all__ = [
     "TokenWindowSplitter",
     "__version__",
     "_panic_for_tests",
+    "bm25_tokenize",
     "count_batch",
     "count_or_zero",
     "count_ordinary",

@@ -133,16 +133,20 @@ impl Index {
         params: Params,
         block: usize,
     ) -> Index {
-        let parts: Vec<Part> = texts
-            .par_chunks(block)
-            .map(|docs| {
-                let mut part = Part::default();
-                for d in docs {
-                    part.add(|f| for_each_token(d.as_ref(), kind, f));
-                }
-                part
-            })
-            .collect();
+        let build = |docs: &[S]| {
+            let mut part = Part::default();
+            for d in docs {
+                part.add(|f| for_each_token(d.as_ref(), kind, f));
+            }
+            part
+        };
+        // One block runs on the calling thread: handing it to the pool would only add the
+        // latency of waking a worker.
+        let parts: Vec<Part> = if block >= texts.len() {
+            vec![build(texts)]
+        } else {
+            texts.par_chunks(block).map(build).collect()
+        };
         Index::from_parts(parts, params)
     }
 
@@ -267,11 +271,19 @@ impl Index {
         queries: &[Vec<S>],
         k: usize,
     ) -> Vec<Vec<(u32, f64)>> {
-        queries
-            .par_iter()
-            .with_min_len(64)
-            .map(|q| self.top_k(q, k))
-            .collect()
+        par_map_queries(queries, |q| self.top_k(q, k))
+    }
+}
+
+/// `f` over the queries: on the calling thread for a few hundred, else on the thread pool.
+pub fn par_map_queries<Q: Sync, R: Send>(
+    queries: &[Q],
+    f: impl Fn(&Q) -> R + Sync + Send,
+) -> Vec<R> {
+    if queries.len() < 256 {
+        queries.iter().map(f).collect()
+    } else {
+        queries.par_iter().with_min_len(64).map(f).collect()
     }
 }
 

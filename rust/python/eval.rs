@@ -4,9 +4,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use rayon::prelude::*;
 
-use crate::eval::bm25::{Index, Params};
+use crate::eval::bm25::{par_map_queries, Index, Params};
 use crate::eval::tokenize::{tokenize, Kind};
 
 use super::guard::{contain, detached};
@@ -134,11 +133,7 @@ impl PyBm25Index {
         };
         contain(py, || {
             detached(py, || {
-                queries
-                    .par_iter()
-                    .with_min_len(64)
-                    .map(|q| self.index.top_k_text(q, kind, k))
-                    .collect()
+                par_map_queries(&queries, |q| self.index.top_k_text(q, kind, k))
             })
         })
     }
