@@ -108,3 +108,12 @@ def test_ties_rank_in_chunk_order_and_k_caps() -> None:
     hits = index.search(["apple"], 10)[0]
     assert [i for i, _ in hits] == [0, 2, 1, 3, 4]
     assert hits[0][1] == hits[1][1] > 0
+
+
+def test_stop_words_are_the_same_on_both_backends() -> None:
+    from ragchunk._pure.eval.tokenize import STOP_WORDS
+
+    text = " ".join(sorted(STOP_WORDS))
+    assert tokenize(text) == []
+    assert tokenize(text.upper() + " Kept") == ["kept"]
+    assert len(tokenize(text, "cjk")) == len(STOP_WORDS)
