@@ -372,9 +372,6 @@ def plot(
     Returns the matplotlib ``Figure``; saved to ``path`` (PNG, SVG...) when given.
     """
     try:
-        import matplotlib
-
-        matplotlib.use("Agg") if path is not None and matplotlib.get_backend() == "" else None
         import matplotlib.pyplot as plt
     except ImportError:
         raise ImportError("plot needs matplotlib: pip install 'ragchunk[eval]'") from None
