@@ -80,3 +80,18 @@ def test_bad_files(tmp_path: Path) -> None:
     p.write_text('{"type": "corpus", "id": "c", "text": "abc"}\nnot json\n', encoding="utf-8")
     with pytest.raises(ValueError, match=r"x\.jsonl line 2: not JSON"):
         load_jsonl(p)
+
+
+@pytest.mark.single_backend
+def test_every_public_name_has_an_example() -> None:
+    import doctest
+    import inspect
+
+    import ragchunk.eval as ev
+
+    for name in ev.__all__:
+        obj = getattr(ev, name)
+        docs = [inspect.getdoc(obj) or ""]
+        if inspect.isclass(obj):
+            docs += [inspect.getdoc(m) or "" for _, m in inspect.getmembers(obj)]
+        assert any(doctest.DocTestParser().get_examples(d) for d in docs), name

@@ -35,6 +35,10 @@ class ResultRow:
             ``*_ci_low``/``*_ci_high`` bootstrap bounds of the span recall and IoU means.
         per_question: per question id, every metric.
         retrieved: per question id, the ranked retrieved chunks ``(corpus_id, start, end)``.
+
+    >>> row = ResultRow({"chunker": "x", "k": 1}, {"n_chunks": 3}, {"recall_mean": 0.5}, {}, {})
+    >>> row.flat()
+    {'chunker': 'x', 'k': 1, 'n_chunks': 3, 'recall_mean': 0.5}
     """
 
     config: dict[str, Any]
@@ -50,7 +54,12 @@ class ResultRow:
 
 @dataclass
 class EvalResult:
-    """The rows of a sweep, with CSV/JSON export and a text table."""
+    """The rows of a sweep, with CSV/JSON export and a text table.
+
+    >>> row = ResultRow({"chunker": "x", "k": 1}, {"n_chunks": 3}, {"recall_mean": 0.5}, {}, {})
+    >>> EvalResult([row]).to_dicts()[0]["recall_mean"]
+    0.5
+    """
 
     rows: list[ResultRow]
     seconds: float = 0.0
@@ -149,6 +158,12 @@ def chunk_corpora(
     Raises:
         TypeError: the chunker has no ``split`` or returns something other than Chunks.
         ValueError: a span out of range, unordered, repeated or nested (naming the chunk).
+
+    >>> from ragchunk import TokenWindowSplitter
+    >>> from ragchunk.eval import Dataset, Question, Reference
+    >>> ds = Dataset({"d": "one two three four"}, [Question("q?", "d", (Reference(0, 3, "one"),))])
+    >>> [(cid, c.start, c.end) for cid, c in chunk_corpora(ds, TokenWindowSplitter(2, 0))]
+    [('d', 0, 7), ('d', 7, 18)]
     """
     split = getattr(chunker, "split", None)
     if not callable(split):
@@ -370,6 +385,11 @@ def plot(
     (the first in the result by default). Needs matplotlib (``pip install ragchunk[eval]``).
 
     Returns the matplotlib ``Figure``; saved to ``path`` (PNG, SVG...) when given.
+
+    >>> rows = [{"strategy": "Recursive", "chunk_size": s, "chunk_overlap": 0, "k": 5,
+    ...          "recall_mean": r} for s, r in ((200, 0.8), (400, 0.9))]
+    >>> len(plot(rows).axes[0].lines)
+    1
     """
     try:
         import matplotlib.pyplot as plt
