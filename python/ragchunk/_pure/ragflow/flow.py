@@ -1,0 +1,139 @@
+"""Pure-Python kernels of RAGFlow's ingestion-pipeline chunkers (TokenChunker, TitleChunker).
+
+The fallback twins of ``rust/ragflow/flow.rs``: splitting on literal delimiter tokens with
+character ranges, sentence-boundary context, the token merge of JSON items with overlap and
+position carry-over, and the token-cap re-split. Counts are RAGFlow's
+``num_tokens_from_string`` (cl100k_base, 0 for text holding a special token).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .. import tokenizer as _tok
+
+__all__ = [
+    "cap_split",
+    "count",
+    "split_on_tokens",
+    "take_sentences",
+]
+
+_SENTENCE = re.compile(r"([。!?？；！\n]|\. )", re.DOTALL)
+
+
+def count(text: str) -> int:
+    """RAGFlow's ``num_tokens_from_string``.
+
+    >>> count("hello world"), count("<|endoftext|>")
+    (2, 0)
+    """
+    return _tok.num_tokens_from_string(text)
+
+
+def split_on_tokens(text: str, tokens: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Split ``text`` on the literal ``tokens`` (tried in the given order at each position, as
+    a regex alternation is), dropping the tokens and empty segments; each segment with its
+    ``[start, end)`` code-point range.
+
+    >>> split_on_tokens("a##b####c", ["##"])
+    [('a', 0, 1), ('b', 3, 4), ('c', 8, 9)]
+    """
+    if not tokens:
+        return [(text, 0, len(text))] if text else []
+    out: list[tuple[str, int, int]] = []
+    start = 0
+    i = 0
+    n = len(text)
+    firsts = {t[0] for t in tokens}
+    while i < n:
+        if text[i] in firsts:
+            hit = next((t for t in tokens if text.startswith(t, i)), None)
+            if hit is not None:
+                if i > start:
+                    out.append((text[start:i], start, i))
+                i += len(hit)
+                start = i
+                continue
+        i += 1
+    if start < n:
+        out.append((text[start:], start, n))
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    parts = _SENTENCE.split(text)
+    return [
+        parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)
+    ]
+
+
+def take_sentences(text: str, need: float, from_end: bool) -> str:
+    """Whole sentences from one end of ``text`` until they hold at least ``need`` tokens.
+
+    >>> take_sentences("One. Two. Three.", 1, True)
+    'Three.'
+    """
+    collected = ""
+    sentences = _sentences(text)
+    for sentence in reversed(sentences) if from_end else sentences:
+        collected = sentence + collected if from_end else collected + sentence
+        if count(collected) >= need:
+            break
+    return collected
+
+
+def cap_split(text: str, cap: int) -> list[str]:
+    """TitleChunker's token cap: sentences (each keeping its boundary) merged greedily within
+    ``cap`` tokens, a still-too-long piece hard-split on token boundaries.
+
+    >>> cap_split("a. b. ", 1)
+    ['a. ', 'b. ']
+    """
+    if _cap_count(text) <= cap:
+        return [text]
+    pieces: list[str] = []
+    current = ""
+    for sentence in _sentences(text):
+        if not sentence:
+            continue
+        candidate = current + sentence
+        if current and _cap_count(candidate) > cap:
+            pieces.append(current)
+            current = sentence
+        else:
+            current = candidate
+    if current:
+        pieces.append(current)
+    out: list[str] = []
+    for piece in pieces:
+        if _cap_count(piece) <= cap:
+            out.append(piece)
+        else:
+            out.extend(_hard_split(piece, cap))
+    return out
+
+
+def _cap_count(text: str) -> int:
+    n = count(text)
+    return n if n or not text else len(text)
+
+
+def _hard_split(text: str, cap: int) -> list[str]:
+    enc = _tok.load_encoding("cl100k_base")
+    out: list[str] = []
+    rest = text
+    while rest:
+        try:
+            head = enc.decode(enc.encode(rest)[:cap])
+        except ValueError:
+            head = rest[:cap]
+        else:
+            if not rest.startswith(head):
+                head = head[:-1]
+        if not head:
+            head = rest[:1]
+        out.append(head)
+        rest = rest[len(head) :]
+    return out
