@@ -12,10 +12,12 @@ import re
 from collections.abc import Sequence
 
 from .. import tokenizer as _tok
+from .positions import remove_tag
 
 __all__ = [
     "cap_split",
     "count",
+    "merge_run",
     "split_on_tokens",
     "take_sentences",
 ]
@@ -82,6 +84,55 @@ def take_sentences(text: str, need: float, from_end: bool) -> str:
         if count(collected) >= need:
             break
     return collected
+
+
+def merge_run(
+    texts: Sequence[str], counts: Sequence[int], size: int, percent: int
+) -> list[tuple[str, list[int]]]:
+    """TokenChunker's merge of consecutive JSON text items by summed token counts.
+
+    A new chunk starts when the running sum exceeds ``size * (100 - percent) / 100`` or the
+    item alone exceeds ``size``. With ``percent > 0`` it is prefixed, with no separator, by
+    the tail ``visible[int(len(visible) * (100 - percent) / 100):]`` of the previous chunk's
+    tag-free text, and carries the positions of every part of the previous chunk whose raw
+    span ends past that cut (the first part of a chunk spans its overlap prefix too). Returns
+    ``(text, sources)`` per chunk: the item indexes whose positions it carries, in order.
+
+    >>> merge_run(["aaaa", "bbbb", "cccc"], [2, 2, 2], 3, 0)
+    [('aaaa\\nbbbb', [0, 1]), ('cccc', [2])]
+    >>> merge_run(["aaaa", "bbbb"], [2, 2], 1, 50)
+    [('aaaa', [0]), ('aabbbb', [0, 1])]
+    """
+    threshold = size * (100 - percent) / 100.0
+    out: list[tuple[str, list[int]]] = []
+    running = 0
+    spans: list[tuple[int, list[int]]] = []
+    for i, (text, n) in enumerate(zip(texts, counts, strict=True)):
+        if not out or running > threshold or n > size:
+            sources: list[int] = []
+            new_text = text
+            running = n
+            if out and percent > 0 and out[-1][0]:
+                visible = remove_tag(out[-1][0])
+                cut = int(len(visible) * (100 - percent) / 100.0)
+                for end, src in spans:
+                    if end > cut:
+                        sources.extend(src)
+                new_text = visible[cut:] + text
+                running = count(new_text)
+            sources.append(i)
+            spans = [(len(new_text), list(sources))]
+            out.append((new_text, sources))
+            continue
+        last_text, last_sources = out[-1]
+        if last_text and text:
+            last_text += "\n"
+        last_text += text
+        last_sources.append(i)
+        out[-1] = (last_text, last_sources)
+        running += n
+        spans.append((len(last_text), [i]))
+    return out
 
 
 def cap_split(text: str, cap: int) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from ..positions import remove_tag
 from . import _kernels
 from ._params import TitleParams
-from ._pdf import Box, extract_pdf_positions, finalize, merge_pdf_positions
+from ._pdf import extract_pdf_positions, finalize, merge_pdf_positions
 from ._upstream import Upstream, UpstreamError, validate_upstream
 
 __all__ = ["TitleChunker", "title_chunker"]
@@ -360,5 +360,3 @@ def title_chunker(params: Mapping[str, Any] | None, upstream: Mapping[str, Any])
     """
     return TitleChunker(params).invoke(upstream)
 
-
-_ = Box

@@ -6,7 +6,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..._pure.ragflow import flow as _flow
 from ..merge import naive_merge
 from ..positions import remove_tag
 from . import _kernels
@@ -248,49 +247,29 @@ class TokenChunker:
 
     def _merge(self, work: list[_Chunk]) -> list[_Chunk]:
         size = self.params.chunk_token_size
-        pct = self._percent
-        threshold = size * (100 - pct) / 100.0
-        merged: list[_Chunk] = []
-        # Per merged text chunk: the [start, end) range of each part in its raw text, with
-        # the positions the part brought.
-        spans: list[list[tuple[int, int, list[Box]]]] = []
-        prev = -1
+        out: list[_Chunk] = []
+        run: list[_Chunk] = []
+
+        def flush() -> None:
+            if not run:
+                return
+            texts = [c.text for c in run]
+            counts = [c.tokens for c in run]
+            for text, sources in _kernels.merge_run(texts, counts, size, self._percent):
+                positions: list[Box] = []
+                for i in sources:
+                    positions.extend(run[i].positions)
+                out.append(_Chunk("text", text, positions, 0))
+            run.clear()
+
         for c in work:
-            if c.kind != "text":
-                merged.append(c.copy())
-                spans.append([])
-                prev = -1
-                continue
-            cur = c.copy()
-            if prev < 0 or merged[prev].tokens > threshold or cur.tokens > size:
-                part_spans: list[tuple[int, int, list[Box]]] = []
-                if prev >= 0 and pct > 0 and merged[prev].text:
-                    last = merged[prev]
-                    visible = remove_tag(last.text)
-                    cut = int(len(visible) * (100 - pct) / 100.0)
-                    prefix = visible[cut:]
-                    carried: list[Box] = []
-                    for start, end, pos in spans[prev]:
-                        if end > cut:
-                            carried.extend(pos)
-                    cur.text = prefix + cur.text
-                    cur.tokens = _kernels.count(cur.text)
-                    cur.positions = carried + cur.positions
-                # The first part spans the whole new chunk, overlap prefix included, and
-                # carries every position the chunk starts with.
-                part_spans.append((0, len(cur.text), list(cur.positions)))
-                merged.append(cur)
-                spans.append(part_spans)
-                prev = len(merged) - 1
-                continue
-            last = merged[prev]
-            sep = "\n" if last.text and cur.text else ""
-            start = len(last.text) + len(sep)
-            last.text += sep + cur.text
-            last.positions.extend(cur.positions)
-            last.tokens += cur.tokens
-            spans[prev].append((start, len(last.text), c.positions))
-        return merged
+            if c.kind == "text":
+                run.append(c)
+            else:
+                flush()
+                out.append(c.copy())
+        flush()
+        return out
 
     def _split_children(self, chunks: list[_Chunk]) -> list[_Chunk]:
         out: list[_Chunk] = []
@@ -384,5 +363,3 @@ def token_chunker(params: Mapping[str, Any] | None, upstream: Mapping[str, Any])
     """
     return TokenChunker(params).invoke(upstream)
 
-
-_ = _flow  # the pure kernels back ``_kernels`` when the compiled core is absent
