@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..merge import naive_merge
+from ..merge import naive_merge, naive_merge_offsets
 from ..positions import remove_tag
 from . import _kernels
 from ._params import TokenParams, normalize_overlapped_percent
@@ -73,8 +73,11 @@ class TokenChunker:
 
     * ``max_tokens``: a hard token cap; a chunk over it is cut at sentence boundaries, then
       at token boundaries, so no chunk exceeds it.
-    * ``offsets=True``: text-path chunks get ``"start"`` / ``"end"``, the code-point range
-      of the chunk's text in the upstream text (only where the text occurs verbatim).
+    * ``offsets=True``: chunks of a text payload get ``"start"`` / ``"end"``, code-point
+      offsets into the upstream text: exactly the chunk's text where it occurs verbatim
+      (backtick splits), else the span it was cut from (``naive_merge`` drops the delimiters
+      inside the span; a child of such a chunk gets the range of its stripped text). The
+      ``naive_merge`` path needs numpy.
     * ``single_page_normalisation=True``: the indexed positions come from one page
       normalisation instead of RAGFlow's two (so a page ``-2`` stays ``-1``, not ``0``).
 
@@ -138,38 +141,80 @@ class TokenChunker:
     def _text(self, payload: str) -> list[dict[str, Any]]:
         p = self.params
         if p.delimiter_mode == "one":
-            return [{"text": remove_tag(payload)}] if payload.strip() else []
+            if not payload.strip():
+                return []
+            doc: dict[str, Any] = {"text": remove_tag(payload)}
+            if self.offsets:
+                doc["start"], doc["end"] = 0, len(payload)
+            return [doc]
+        # Each chunk with the code-point span of the upstream text it was cut from.
+        cks: list[tuple[str, int, int]]
         if self._tokens:
-            cks = [s for s, _, _ in _kernels.split_on_tokens(payload, self._tokens)]
+            cks = _kernels.split_on_tokens(payload, self._tokens)
         else:
-            cks = naive_merge(payload, p.chunk_token_size, "".join(p.delimiters), self._percent)
+            merged = naive_merge(payload, p.chunk_token_size, "".join(p.delimiters), self._percent)
+            spans = self._merge_spans(payload, len(merged)) if self.offsets else None
+            cks = [(c, *(spans[i] if spans else (0, 0))) for i, c in enumerate(merged)]
         docs: list[dict[str, Any]] = []
         if self._children:
-            for c in cks:
+            for c, start, end in cks:
                 if not c.strip():
                     continue
                 mom = _drop_newline(c)
-                for text, _, _ in _kernels.split_on_tokens(c, self._children):
+                verbatim = payload[start:end] == c
+                for text, a, b in _kernels.split_on_tokens(c, self._children):
                     if text.strip():
-                        docs.append({"text": text, "mom": mom})
+                        d = {"text": text, "mom": mom}
+                        if self.offsets:
+                            d["start"], d["end"] = (
+                                (start + a, start + b) if verbatim else _find(payload, text.strip(), start)
+                            )
+                        docs.append(d)
         else:
-            docs = [{"text": c.strip()} for c in cks if c.strip()]
+            for c, start, end in cks:
+                text = c.strip()
+                if not text:
+                    continue
+                d = {"text": text}
+                if self.offsets:
+                    if payload[start:end] == c:
+                        lead = len(c) - len(c.lstrip())
+                        d["start"], d["end"] = start + lead, start + lead + len(text)
+                    else:
+                        d["start"], d["end"] = start, end
+                docs.append(d)
         if self.max_tokens is not None:
-            docs = [
-                {**d, "text": piece}
-                for d in docs
-                for piece in _flow_cap(d["text"], self.max_tokens)
-            ]
-        if self.offsets:
-            cursor = 0
-            for d in docs:
-                at = payload.find(d["text"], cursor)
-                if at < 0:
-                    at = payload.find(d["text"])
-                if at >= 0:
-                    d["start"], d["end"] = at, at + len(d["text"])
-                    cursor = at
+            docs = self._cap_text(docs, payload)
         return docs
+
+    def _merge_spans(self, payload: str, n: int) -> list[tuple[int, int]]:
+        p = self.params
+        starts, ends = naive_merge_offsets(
+            payload, p.chunk_token_size, "".join(p.delimiters), self._percent
+        )
+        spans = list(zip(starts.tolist(), ends.tolist(), strict=True))
+        return spans if len(spans) == n else [(0, 0)] * n
+
+    def _cap_text(self, docs: list[dict[str, Any]], payload: str) -> list[dict[str, Any]]:
+        assert self.max_tokens is not None
+        out: list[dict[str, Any]] = []
+        for d in docs:
+            pieces = _kernels.cap_split(d["text"], self.max_tokens)
+            if len(pieces) == 1:
+                out.append(d)
+                continue
+            verbatim = "start" in d and payload[d["start"] : d["end"]] == d["text"]
+            offset = d.get("start", 0)
+            for piece in pieces:
+                e = {**d, "text": piece}
+                if "start" in d:
+                    if verbatim:
+                        e["start"], e["end"] = offset, offset + len(piece)
+                    else:
+                        e["start"], e["end"] = d["start"], d["end"]
+                offset += len(piece)
+                out.append(e)
+        return out
 
     # ------------------------------------------------------------------------------------
 
@@ -345,6 +390,11 @@ class TokenChunker:
 
 def _flow_cap(text: str, cap: int) -> list[str]:
     return _kernels.cap_split(text, cap)
+
+
+def _find(payload: str, text: str, start: int) -> tuple[int, int]:
+    at = payload.find(text, start)
+    return (at, at + len(text)) if at >= 0 else (start, start)
 
 
 def token_chunker(params: Mapping[str, Any] | None, upstream: Mapping[str, Any]) -> dict[str, Any]:
