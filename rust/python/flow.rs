@@ -20,7 +20,9 @@ pub(super) fn flow_split_on_tokens(
     text: PyBackedStr,
     tokens: Vec<String>,
 ) -> PyResult<Vec<(usize, usize)>> {
-    contain(py, || detached(py, || flow::split_on_tokens(&text, &tokens)))
+    contain(py, || {
+        detached(py, || flow::split_on_tokens(&text, &tokens))
+    })
 }
 
 /// Whole sentences from one end of `text` holding at least `need` tokens.
@@ -58,6 +60,12 @@ pub(super) fn flow_merge_run(
 
 /// TitleChunker's token-cap re-split of one chunk text.
 #[pyfunction]
-pub(super) fn flow_cap_split(py: Python<'_>, text: PyBackedStr, cap: usize) -> PyResult<Vec<String>> {
-    contain(py, || detached(py, || flow::cap_split(cl100k(), &text, cap)))
+pub(super) fn flow_cap_split(
+    py: Python<'_>,
+    text: PyBackedStr,
+    cap: usize,
+) -> PyResult<Vec<String>> {
+    contain(py, || {
+        detached(py, || flow::cap_split(cl100k(), &text, cap))
+    })
 }

@@ -275,7 +275,10 @@ mod tests {
             vec![(0, 1), (3, 4), (8, 9)]
         );
         let longest_first = vec!["\n\n".to_string(), "\n".to_string()];
-        assert_eq!(split_on_tokens("é\n\nb\nc", &longest_first), vec![(0, 1), (3, 4), (5, 6)]);
+        assert_eq!(
+            split_on_tokens("é\n\nb\nc", &longest_first),
+            vec![(0, 1), (3, 4), (5, 6)]
+        );
         assert!(split_on_tokens("", &toks).is_empty());
     }
 
@@ -287,8 +290,14 @@ mod tests {
 
     #[test]
     fn takes_sentences_from_either_end() {
-        assert_eq!(take_sentences(cl(), "One. Two. Three.", 1.0, true), "Three.");
-        assert_eq!(take_sentences(cl(), "One. Two. Three.", 1.0, false), "One. ");
+        assert_eq!(
+            take_sentences(cl(), "One. Two. Three.", 1.0, true),
+            "Three."
+        );
+        assert_eq!(
+            take_sentences(cl(), "One. Two. Three.", 1.0, false),
+            "One. "
+        );
     }
 
     #[test]

@@ -50,13 +50,11 @@ def _both(f: Callable[[], T]) -> tuple[T, T]:
 def _outcome(f: Callable[[], Any]) -> Any:
     try:
         return ("ok", f())
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
+    except Exception as e:
         return ("raises", type(e).__name__, str(e))
 
 
-needs_core = pytest.mark.skipif(
-    not hasattr(ragchunk, "_core"), reason="compiled core missing"
-)
+needs_core = pytest.mark.skipif(not hasattr(ragchunk, "_core"), reason="compiled core missing")
 
 
 @pytest.mark.single_backend
@@ -194,7 +192,9 @@ def test_batch_matches_single_calls() -> None:
     assert token_chunker_batch(params, ups, workers=3) == [token_chunker(params, u) for u in ups]
     tparams = {"method": "group", "levels": [["^#"]]}
     md = [{"name": "a.md", "output_format": "markdown", "markdown": "# A\nx\n# B\ny"}] * 3
-    assert title_chunker_batch(tparams, md, workers=2) == [TitleChunker(tparams).invoke(u) for u in md]
+    assert title_chunker_batch(tparams, md, workers=2) == [
+        TitleChunker(tparams).invoke(u) for u in md
+    ]
     with pytest.raises(ValueError, match="workers"):
         token_chunker_batch(params, ups, workers=0)
 

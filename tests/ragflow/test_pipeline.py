@@ -1,4 +1,4 @@
-"""SplitterComponent: RAGFlow's pipeline splitter over text, Markdown, HTML and the parser's JSON."""
+"""SplitterComponent: the older pipeline splitter over text, Markdown, HTML and parser JSON."""
 
 from __future__ import annotations
 
@@ -169,7 +169,9 @@ def test_overlap_strategy_tokenizer_compat_are_passed_through() -> None:
 
 
 def test_word_counting_tokenizer() -> None:
-    out = SplitterComponent(chunk_token_size=10, tokenizer=lambda s: len(s.split())).invoke(MARKDOWN)
+    out = SplitterComponent(chunk_token_size=10, tokenizer=lambda s: len(s.split())).invoke(
+        MARKDOWN
+    )
     assert [c["token_count"] for c in out] == [len(c["content"].split()) for c in out]
 
 

@@ -1,6 +1,7 @@
 """RAGFlow's chunking, byte for byte: the ``naive_merge`` family, its batch and streaming
-forms, offsets, position tags, images, the ingestion pipeline's components (TokenChunker, TitleChunker), papers, tables
-and presets. Names and result shapes are RAGFlow's, because that is the promise.
+forms, offsets, position tags, images, the ingestion pipeline's components (TokenChunker,
+TitleChunker), papers, tables and presets. Names and result shapes are RAGFlow's, because
+that is the promise.
 
 >>> from ragchunk.ragflow import naive_merge
 >>> naive_merge("One.\\nTwo.", chunk_token_num=128)

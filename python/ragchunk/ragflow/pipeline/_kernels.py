@@ -35,7 +35,7 @@ def split_on_tokens(text: str, tokens: Sequence[str]) -> list[tuple[str, int, in
 def take_sentences(text: str, need: float, from_end: bool) -> str:
     """Whole sentences from one end of ``text`` holding at least ``need`` tokens."""
     return dispatch.run(
-        lambda core: core.flow_take_sentences(text, float(need), from_end),
+        lambda core: str(core.flow_take_sentences(text, float(need), from_end)),
         lambda: _pure.take_sentences(text, need, from_end),
     )
 

@@ -118,7 +118,9 @@ def position_fields(positions: list[Box]) -> dict[str, list[Any]]:
     return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
 
-def finalize(doc: dict[str, Any], positions: list[Box], *, normalise: bool = True) -> dict[str, Any]:
+def finalize(
+    doc: dict[str, Any], positions: list[Box], *, normalise: bool = True
+) -> dict[str, Any]:
     """Add the indexed position fields to ``doc`` (RAGFlow's ``finalize_pdf_chunk``, which
     normalises the boxes once more; ``normalise=False`` skips that pass)."""
     boxes = renormalise(positions) if normalise else positions

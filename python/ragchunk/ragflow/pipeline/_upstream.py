@@ -146,7 +146,9 @@ def validate_upstream(kwargs: Mapping[str, Any], model: str) -> Upstream:
         values[field] = value
     for key, value in kwargs.items():
         if key not in _KNOWN:
-            errors.append(_err(str(key), "Extra inputs are not permitted", "extra_forbidden", value))
+            errors.append(
+                _err(str(key), "Extra inputs are not permitted", "extra_forbidden", value)
+            )
     if errors:
         n = len(errors)
         head = f"{n} validation error{'s' if n > 1 else ''} for {model}"

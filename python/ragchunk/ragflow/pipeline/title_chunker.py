@@ -26,7 +26,8 @@ BODY_LEVEL = sys.maxsize - 1
 MIN_GROUP_TOKENS = 32
 _TEXT_FORMATS = ("markdown", "text", "html")
 _NOT_BULLET = [
-    re.compile(p) for p in (r"0", r"[0-9]+ +[0-9~个只-]", r"[0-9]+\.{2,}", r"[0-9]+(\.[0-9]+){2,}[的中]")
+    re.compile(p)
+    for p in (r"0", r"[0-9]+ +[0-9~个只-]", r"[0-9]+\.{2,}", r"[0-9]+(\.[0-9]+){2,}[的中]")
 ]
 _LAYOUT = re.compile(r"(section|title|head)", re.I)
 
@@ -246,7 +247,9 @@ class TitleChunker:
             out.append(finalize(c, positions, normalise=not self.single_page_normalisation))
         return {"output_format": "chunks", "chunks": out}
 
-    def _hierarchy(self, records: list[dict[str, Any]], levels: list[int]) -> list[list[dict[str, Any]]]:
+    def _hierarchy(
+        self, records: list[dict[str, Any]], levels: list[int]
+    ) -> list[list[dict[str, Any]]]:
         groups: list[list[dict[str, Any]]] = []
         run: list[dict[str, Any]] = []
         run_levels: list[int] = []
@@ -359,4 +362,3 @@ def title_chunker(params: Mapping[str, Any] | None, upstream: Mapping[str, Any])
     [{'text': '# A\\ntext\\n# B\\nmore\\n'}]
     """
     return TitleChunker(params).invoke(upstream)
-

@@ -74,10 +74,10 @@ class TokenChunker:
     * ``max_tokens``: a hard token cap; a chunk over it is cut at sentence boundaries, then
       at token boundaries, so no chunk exceeds it.
     * ``offsets=True``: chunks of a text payload get ``"start"`` / ``"end"``, code-point
-      offsets into the upstream text: exactly the chunk's text where it occurs verbatim
-      (backtick splits), else the span it was cut from (``naive_merge`` drops the delimiters
-      inside the span; a child of such a chunk gets the range of its stripped text). The
-      ``naive_merge`` path needs numpy.
+      offsets into the upstream text: exactly the chunk's text where it occurs verbatim,
+      else the span it was cut from (``naive_merge`` drops the delimiters inside the span;
+      a child of such a chunk gets the range of its stripped text). The ``naive_merge``
+      path needs numpy.
     * ``single_page_normalisation=True``: the indexed positions come from one page
       normalisation instead of RAGFlow's two (so a page ``-2`` stays ``-1``, not ``0``).
 
@@ -164,10 +164,12 @@ class TokenChunker:
                 verbatim = payload[start:end] == c
                 for text, a, b in _kernels.split_on_tokens(c, self._children):
                     if text.strip():
-                        d = {"text": text, "mom": mom}
+                        d: dict[str, Any] = {"text": text, "mom": mom}
                         if self.offsets:
                             d["start"], d["end"] = (
-                                (start + a, start + b) if verbatim else _find(payload, text.strip(), start)
+                                (start + a, start + b)
+                                if verbatim
+                                else _find(payload, text.strip(), start)
                             )
                         docs.append(d)
         else:
@@ -177,11 +179,8 @@ class TokenChunker:
                     continue
                 d = {"text": text}
                 if self.offsets:
-                    if payload[start:end] == c:
-                        lead = len(c) - len(c.lstrip())
-                        d["start"], d["end"] = start + lead, start + lead + len(text)
-                    else:
-                        d["start"], d["end"] = start, end
+                    at = payload.find(text, start, max(end, start + len(text)))
+                    d["start"], d["end"] = (at, at + len(text)) if at >= 0 else (start, end)
                 docs.append(d)
         if self.max_tokens is not None:
             docs = self._cap_text(docs, payload)
@@ -224,7 +223,9 @@ class TokenChunker:
             sections = [
                 remove_tag(t)
                 for t in (
-                    it.get("text") if isinstance(it.get("text"), str) else it.get("content_with_weight")
+                    it.get("text")
+                    if isinstance(it.get("text"), str)
+                    else it.get("content_with_weight")
                     for it in items
                 )
                 if isinstance(t, str) and t.strip()
@@ -412,4 +413,3 @@ def token_chunker(params: Mapping[str, Any] | None, upstream: Mapping[str, Any])
     ('Hello.\\nWorld.', [(1, 1, 9, 2, 4), (1, 1, 9, 5, 7)])
     """
     return TokenChunker(params).invoke(upstream)
-
