@@ -198,6 +198,12 @@ fn cap_count(tok: &Tokenizer, text: &str) -> usize {
     }
 }
 
+/// `cap_count(text) > cap`, without counting text too short to hold more than `cap` tokens
+/// (every token covers at least one byte, and a 0-count text counts its characters).
+fn over_cap(tok: &Tokenizer, text: &str, cap: usize) -> bool {
+    text.len() > cap && cap_count(tok, text) > cap
+}
+
 fn hard_split(tok: &Tokenizer, text: &str, cap: usize, out: &mut Vec<String>) {
     let mut rest = text;
     while !rest.is_empty() {
@@ -228,7 +234,7 @@ fn hard_split(tok: &Tokenizer, text: &str, cap: usize, out: &mut Vec<String>) {
 /// TitleChunker's token cap on one chunk text: unchanged when within `cap`, else sentences
 /// merged greedily within `cap`, a piece still over it hard-split on token boundaries.
 pub fn cap_split(tok: &Tokenizer, text: &str, cap: usize) -> Vec<String> {
-    if cap_count(tok, text) <= cap {
+    if !over_cap(tok, text, cap) {
         return vec![text.to_string()];
     }
     let mut pieces: Vec<&str> = Vec::new();
@@ -238,7 +244,7 @@ pub fn cap_split(tok: &Tokenizer, text: &str, cap: usize) -> Vec<String> {
         if s.is_empty() {
             continue;
         }
-        if end > start && cap_count(tok, &text[start..end + s.len()]) > cap {
+        if end > start && over_cap(tok, &text[start..end + s.len()], cap) {
             pieces.push(&text[start..end]);
             start = end;
         }
@@ -249,7 +255,7 @@ pub fn cap_split(tok: &Tokenizer, text: &str, cap: usize) -> Vec<String> {
     }
     let mut out = Vec::new();
     for p in pieces {
-        if cap_count(tok, p) <= cap {
+        if !over_cap(tok, p, cap) {
             out.push(p.to_string());
         } else {
             hard_split(tok, p, cap, &mut out);
@@ -315,7 +321,7 @@ mod tests {
 
     #[test]
     fn caps_by_sentences_then_tokens() {
-        assert_eq!(cap_split(cl(), "a. b. ", 1), vec!["a. ", "b. "]);
+        assert_eq!(cap_split(cl(), "a. b. ", 3), vec!["a. ", "b. "]);
         let long = "x".repeat(50);
         let pieces = cap_split(cl(), &long, 2);
         assert_eq!(pieces.concat(), long);

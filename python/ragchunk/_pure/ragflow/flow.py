@@ -139,7 +139,7 @@ def cap_split(text: str, cap: int) -> list[str]:
     """TitleChunker's token cap: sentences (each keeping its boundary) merged greedily within
     ``cap`` tokens, a still-too-long piece hard-split on token boundaries.
 
-    >>> cap_split("a. b. ", 1)
+    >>> cap_split("a. b. ", 3)
     ['a. ', 'b. ']
     """
     if _cap_count(text) <= cap:

@@ -7,7 +7,6 @@ the end. These helpers reproduce every step, the quirks included (see ``docs/rag
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -35,12 +34,13 @@ def _tag_positions(tag: str) -> list[Box]:
 
 
 def _raw_positions(item: Mapping[str, Any]) -> list[Any]:
+    # RAGFlow deep-copies these lists; the entries are only read here, never mutated.
     positions = item.get("_pdf_positions")
     if isinstance(positions, list):
-        return copy.deepcopy(positions)
+        return positions
     positions = item.get("positions")
     if isinstance(positions, list):
-        return copy.deepcopy(positions)
+        return positions
     tag = item.get("position_tag")
     if isinstance(tag, str) and tag:
         return _tag_positions(tag)

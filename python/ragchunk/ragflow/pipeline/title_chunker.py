@@ -92,28 +92,22 @@ def _matches(pattern: str, line: str) -> bool:
 def _select_family(lines: list[str], levels: Any) -> list[str]:
     if not levels:
         return []
-    families = [list(f) for f in levels]
-    hits = [0] * len(families)
-    for i, family in enumerate(families):
-        for line in lines:
-            line = line.strip()
-            if not line:
-                continue
-            for pattern in family:
-                if _matches(pattern, line):
-                    hits[i] += 1
-                    break
+    raw = [list(f) for f in levels]
+    # ``not_bullet`` is part of every match test; a line it rejects never counts.
+    candidates = [s for s in (line.strip() for line in lines) if s and not not_bullet(s)]
+    hits = [sum(1 for s in candidates if any(_compiled(p).match(s) for p in fam)) for fam in raw]
     best, selected = 0, -1
     for i, h in enumerate(hits):
         if h > best:
             best, selected = h, i
     if selected < 0:
         return []
-    return [p for p in families[selected] if p]
+    return [p for p in raw[selected] if p]
 
 
 def _levels(records: list[dict[str, Any]], levels_param: Any) -> tuple[list[int], int | None]:
     family = _select_family([r["text"] for r in records], levels_param)
+    compiled = [_compiled(p) for p in family] if family else []
     fallback = len(family) + 1
     levels: list[int] = []
     for r in records:
@@ -121,7 +115,9 @@ def _levels(records: list[dict[str, Any]], levels_param: Any) -> tuple[list[int]
             levels.append(BODY_LEVEL)
             continue
         stripped = r["text"].strip()
-        level = next((k for k, p in enumerate(family, 1) if _matches(p, stripped)), None)
+        level = None
+        if compiled and not not_bullet(stripped):
+            level = next((k for k, p in enumerate(compiled, 1) if p.match(stripped)), None)
         if level is None:
             head = r["text"].split("@")[0].strip()
             level = fallback if _LAYOUT.search(r["layout"]) and not not_title(head) else BODY_LEVEL
