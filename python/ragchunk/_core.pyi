@@ -96,6 +96,11 @@ def flow_merge_run(
 def flow_cap_split(text: str, cap: int) -> list[str]:
     """TitleChunker's token-cap re-split of one chunk text."""
 
+def flow_finalize_boxes(
+    boxes: list[list[float]], normalise: bool
+) -> list[tuple[int, int, int, int, int]] | None:
+    """The indexed position fields of normalised boxes; None: take the Python path."""
+
 def count_ordinary_batch(
     texts: list[str], encoding_name: str, workers: int | None = None
 ) -> list[int]:

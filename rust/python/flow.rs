@@ -69,3 +69,13 @@ pub(super) fn flow_cap_split(
         detached(py, || flow::cap_split(cl100k(), &text, cap))
     })
 }
+
+/// The indexed position fields of a chunk's normalised boxes (`None`: take the Python path).
+#[pyfunction]
+pub(super) fn flow_finalize_boxes(
+    py: Python<'_>,
+    boxes: Vec<Vec<f64>>,
+    normalise: bool,
+) -> PyResult<Option<Vec<(i64, i64, i64, i64, i64)>>> {
+    contain(py, || Ok(flow::finalize_boxes(&boxes, normalise)))
+}

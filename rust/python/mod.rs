@@ -51,6 +51,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flow::flow_take_sentences, m)?)?;
     m.add_function(wrap_pyfunction!(flow::flow_merge_run, m)?)?;
     m.add_function(wrap_pyfunction!(flow::flow_cap_split, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_finalize_boxes, m)?)?;
 
     m.add_class::<classic::PyCharacter>()?;
     m.add_class::<classic::PyTokenWindow>()?;

@@ -264,6 +264,42 @@ pub fn cap_split(tok: &Tokenizer, text: &str, cap: usize) -> Vec<String> {
     out
 }
 
+/// RAGFlow's last steps on a chunk's normalised boxes `[page, left, right, top, bottom]`:
+/// optionally one more page normalisation (a page <= 0 gets + 1), then `int()` of every
+/// field (truncation), a box with a NaN skipped. `None` when a field is infinite or out of
+/// `i64` range: the caller then takes the exact Python path (which raises `OverflowError`).
+pub fn finalize_boxes(
+    boxes: &[Vec<f64>],
+    normalise: bool,
+) -> Option<Vec<(i64, i64, i64, i64, i64)>> {
+    const LIMIT: f64 = 9.0e18;
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: larger pages are not exact as f64
+    let mut out = Vec::with_capacity(boxes.len());
+    for bx in boxes {
+        let &[page, l, r, t, b] = bx.as_slice() else {
+            return None;
+        };
+        if page.fract() != 0.0 || page.abs() >= EXACT {
+            return None;
+        }
+        let page = page as i64;
+        let page = if normalise && page <= 0 {
+            page + 1
+        } else {
+            page
+        };
+        let coords = [l, r, t, b];
+        if coords.iter().any(|c| c.is_infinite() || c.abs() >= LIMIT) {
+            return None;
+        }
+        if coords.iter().any(|c| c.is_nan()) {
+            continue;
+        }
+        out.push((page, l as i64, r as i64, t as i64, b as i64));
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,6 +353,18 @@ mod tests {
         let ov = merge_run(cl(), &texts, &counts, 1, 50);
         assert_eq!(ov[1].text, "aabbbb");
         assert_eq!(ov[1].sources, vec![0, 1]);
+    }
+
+    #[test]
+    fn finalizes_boxes_like_python_int() {
+        let boxes = [
+            vec![-1.0, 1.9, -2.7, 3.0, 4.5],
+            vec![2.0, f64::NAN, 1.0, 1.0, 1.0],
+        ];
+        assert_eq!(finalize_boxes(&boxes, true), Some(vec![(0, 1, -2, 3, 4)]));
+        assert_eq!(finalize_boxes(&boxes, false), Some(vec![(-1, 1, -2, 3, 4)]));
+        let inf = [vec![1.0, f64::INFINITY, 0.0, 0.0, 0.0]];
+        assert_eq!(finalize_boxes(&inf, true), None);
     }
 
     #[test]

@@ -260,3 +260,24 @@ def test_single_page_normalisation() -> None:
     ).invoke(up)["chunks"][0]
     assert t_exact["page_num_int"] == [1]
     assert t_single["page_num_int"] == [0]
+
+
+@pytest.mark.single_backend
+@settings(max_examples=100, deadline=None)
+@given(
+    lines=st.lists(st.text(alphabet="#第一章1. 2Aab(（)）", max_size=8), max_size=12),
+    family=st.lists(
+        st.sampled_from(["^#[^#]", "", "第[一二]+章", "[0-9]{1,2}[\\. 、]", "(a)\\1", "(?i)A", "a"]),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_family_hits_match_pattern_by_pattern(lines: list[str], family: list[str]) -> None:
+    import re
+
+    from ragchunk.ragflow.pipeline.title_chunker import _family_hits
+
+    def one_by_one() -> int:
+        return sum(1 for s in lines if any(re.match(p, s) for p in family))
+
+    assert _outcome(lambda: _family_hits(family, lines)) == _outcome(one_by_one)

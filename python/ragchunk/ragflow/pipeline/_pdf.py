@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ...core import dispatch
+
 Box = list[Any]
 
 _TAG = re.compile(r"@@[0-9-]+\t[0-9.\t]+##")
@@ -118,12 +120,33 @@ def position_fields(positions: list[Box]) -> dict[str, list[Any]]:
     return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
 
+def _fields_pure(positions: list[Box], normalise: bool) -> dict[str, list[Any]] | None:
+    boxes = renormalise(positions) if normalise else positions
+    return position_fields(boxes) if boxes else None
+
+
 def finalize(
     doc: dict[str, Any], positions: list[Box], *, normalise: bool = True
 ) -> dict[str, Any]:
     """Add the indexed position fields to ``doc`` (RAGFlow's ``finalize_pdf_chunk``, which
     normalises the boxes once more; ``normalise=False`` skips that pass)."""
-    boxes = renormalise(positions) if normalise else positions
-    if boxes:
-        doc.update(position_fields(boxes))
+    if not positions:
+        return doc
+
+    def rust(core: Any) -> dict[str, list[Any]] | None:
+        try:
+            out = core.flow_finalize_boxes(positions, normalise)
+        except (OverflowError, TypeError, ValueError):
+            out = None
+        if out is None:  # an infinite or huge value: Python's own int() and its errors
+            return _fields_pure(positions, normalise)
+        return {
+            "position_int": out,
+            "page_num_int": [b[0] for b in out],
+            "top_int": [b[3] for b in out],
+        }
+
+    fields = dispatch.run(rust, lambda: _fields_pure(positions, normalise))
+    if fields is not None:
+        doc.update(fields)
     return doc

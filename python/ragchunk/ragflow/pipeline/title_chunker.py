@@ -89,6 +89,25 @@ def _matches(pattern: str, line: str) -> bool:
     return _compiled(pattern).match(line) is not None and not not_bullet(line)
 
 
+_GROUP_REFS = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?<|\(\?\(")
+
+
+def _family_hits(family: list[Any], lines: list[str]) -> int:
+    """Lines that some pattern of ``family`` ``re.match``es. One alternation tests them all at
+    once (a match at position 0 of ``(?:a)|(?:b)`` is a match of ``a`` or of ``b``); patterns
+    whose meaning depends on group numbers or names are tested one by one."""
+    if family and all(isinstance(p, str) and not _GROUP_REFS.search(p) for p in family):
+        try:
+            for p in family:
+                _compiled(p)  # each pattern must be valid on its own
+            combined = re.compile("|".join(f"(?:{p})" for p in family))
+        except re.error:
+            pass
+        else:
+            return sum(1 for s in lines if combined.match(s))
+    return sum(1 for s in lines if any(_compiled(p).match(s) for p in family))
+
+
 def _select_family(lines: list[str], levels: Any) -> list[str]:
     if not levels:
         return []
