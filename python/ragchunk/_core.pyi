@@ -98,8 +98,8 @@ def flow_cap_split(text: str, cap: int) -> list[str]:
 
 def flow_finalize_boxes(
     boxes: list[list[float]], normalise: bool
-) -> list[tuple[int, int, int, int, int]] | None:
-    """The indexed position fields of normalised boxes; None: take the Python path."""
+) -> tuple[list[tuple[int, int, int, int, int]], list[int], list[int]] | None:
+    """``(position_int, page_num_int, top_int)`` of normalised boxes; None: the Python path."""
 
 def count_ordinary_batch(
     texts: list[str], encoding_name: str, workers: int | None = None

@@ -70,12 +70,21 @@ pub(super) fn flow_cap_split(
     })
 }
 
-/// The indexed position fields of a chunk's normalised boxes (`None`: take the Python path).
+/// The indexed position fields `(position_int, page_num_int, top_int)` of a chunk's normalised
+/// boxes (`None`: take the Python path).
 #[pyfunction]
 pub(super) fn flow_finalize_boxes(
     py: Python<'_>,
     boxes: Vec<Vec<f64>>,
     normalise: bool,
-) -> PyResult<Option<Vec<(i64, i64, i64, i64, i64)>>> {
-    contain(py, || Ok(flow::finalize_boxes(&boxes, normalise)))
+) -> PyResult<Option<BoxFields>> {
+    contain(py, || {
+        Ok(flow::finalize_boxes(&boxes, normalise).map(|out| {
+            let pages = out.iter().map(|b| b.0).collect();
+            let tops = out.iter().map(|b| b.3).collect();
+            (out, pages, tops)
+        }))
+    })
 }
+
+type BoxFields = (Vec<(i64, i64, i64, i64, i64)>, Vec<i64>, Vec<i64>);

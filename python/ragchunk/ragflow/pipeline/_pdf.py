@@ -140,11 +140,8 @@ def finalize(
             out = None
         if out is None:  # an infinite or huge value: Python's own int() and its errors
             return _fields_pure(positions, normalise)
-        return {
-            "position_int": out,
-            "page_num_int": [b[0] for b in out],
-            "top_int": [b[3] for b in out],
-        }
+        position_int, pages, tops = out
+        return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
     fields = dispatch.run(rust, lambda: _fields_pure(positions, normalise))
     if fields is not None:
