@@ -87,4 +87,4 @@ pub(super) fn flow_finalize_boxes(
     })
 }
 
-type BoxFields = (Vec<(i64, i64, i64, i64, i64)>, Vec<i64>, Vec<i64>);
+type BoxFields = (Vec<flow::IntBox>, Vec<i64>, Vec<i64>);

@@ -264,14 +264,14 @@ pub fn cap_split(tok: &Tokenizer, text: &str, cap: usize) -> Vec<String> {
     out
 }
 
+/// A box as RAGFlow indexes it: `(page, left, right, top, bottom)`, ints.
+pub type IntBox = (i64, i64, i64, i64, i64);
+
 /// RAGFlow's last steps on a chunk's normalised boxes `[page, left, right, top, bottom]`:
 /// optionally one more page normalisation (a page <= 0 gets + 1), then `int()` of every
 /// field (truncation), a box with a NaN skipped. `None` when a field is infinite or out of
 /// `i64` range: the caller then takes the exact Python path (which raises `OverflowError`).
-pub fn finalize_boxes(
-    boxes: &[Vec<f64>],
-    normalise: bool,
-) -> Option<Vec<(i64, i64, i64, i64, i64)>> {
+pub fn finalize_boxes(boxes: &[Vec<f64>], normalise: bool) -> Option<Vec<IntBox>> {
     const LIMIT: f64 = 9.0e18;
     const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: larger pages are not exact as f64
     let mut out = Vec::with_capacity(boxes.len());
