@@ -267,7 +267,9 @@ def test_single_page_normalisation() -> None:
 @given(
     lines=st.lists(st.text(alphabet="#第一章1. 2Aab(（)）", max_size=8), max_size=12),
     family=st.lists(
-        st.sampled_from(["^#[^#]", "", "第[一二]+章", "[0-9]{1,2}[\\. 、]", "(a)\\1", "(?i)A", "a"]),
+        st.sampled_from(
+            ["^#[^#]", "", "第[一二]+章", "[0-9]{1,2}[\\. 、]", "(a)\\1", "(?i)A", "a"]
+        ),
         min_size=1,
         max_size=4,
     ),
