@@ -33,7 +33,7 @@ from .ragflow.merge import (
     naive_merge_with_positions,
 )
 from .ragflow.papers import PaperChunk, PaperSection, chunk_paper
-from .ragflow.pipeline import PipelineChunk, TokenChunker
+from .ragflow.pipeline import PipelineChunk, SplitterComponent, TitleChunker, TokenChunker
 from .ragflow.positions import Position, extract_positions, remove_tag
 from .ragflow.tables import chunk_table, table_to_text
 from .ragflow.tokens import count_tokens, num_tokens_from_string
@@ -65,6 +65,8 @@ __all__ = [
     "RecursiveSplitter",
     "SentenceSplitter",
     "Splitter",
+    "SplitterComponent",
+    "TitleChunker",
     "TitleTreeChunker",
     "TokenChunker",
     "TokenWindowSplitter",

@@ -25,6 +25,11 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "flow_cap_split",
+    "flow_finalize_boxes",
+    "flow_merge_run",
+    "flow_split_on_tokens",
+    "flow_take_sentences",
     "html_layout",
     "html_text",
     "markdown_blocks",
@@ -83,6 +88,25 @@ def extract_positions(txt: str) -> list[tuple[list[int], float, float, float, fl
 
 def parse_delimiter_field(field: str) -> list[str]:
     """RAGFlow v0.27's delimiter-field parser."""
+
+def flow_split_on_tokens(text: str, tokens: list[str]) -> list[tuple[int, int]]:
+    """Code-point ranges of the non-empty segments between literal tokens."""
+
+def flow_take_sentences(text: str, need: float, from_end: bool) -> str:
+    """Whole sentences from one end of ``text`` holding at least ``need`` tokens."""
+
+def flow_merge_run(
+    texts: list[str], counts: list[int], size: int, percent: int
+) -> list[tuple[str, list[int]]]:
+    """TokenChunker's token merge of one run of JSON text items."""
+
+def flow_cap_split(text: str, cap: int) -> list[str]:
+    """TitleChunker's token-cap re-split of one chunk text."""
+
+def flow_finalize_boxes(
+    boxes: list[list[float]], normalise: bool
+) -> tuple[list[tuple[int, int, int, int, int]], list[int], list[int]] | None:
+    """``(position_int, page_num_int, top_int)`` of normalised boxes; None: the Python path."""
 
 def count_ordinary_batch(
     texts: list[str], encoding_name: str, workers: int | None = None

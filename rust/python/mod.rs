@@ -20,6 +20,7 @@ mod classic;
 mod code;
 mod counters;
 mod eval;
+mod flow;
 mod guard;
 mod ragflow;
 mod strings;
@@ -47,6 +48,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ragflow::remove_tag, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::extract_positions, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::parse_delimiter_field, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_split_on_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_take_sentences, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_merge_run, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_cap_split, m)?)?;
+    m.add_function(wrap_pyfunction!(flow::flow_finalize_boxes, m)?)?;
 
     m.add_class::<classic::PyCharacter>()?;
     m.add_class::<classic::PyTokenWindow>()?;

@@ -8,5 +8,6 @@
 //!   strategy ragchunk adds.
 
 pub mod delimiters;
+pub mod flow;
 pub mod merge;
 pub mod positions;

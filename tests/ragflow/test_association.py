@@ -9,7 +9,7 @@ import ragchunk
 from ragchunk import association
 from ragchunk.ragflow.association import associate_images, boxes_overlap
 from ragchunk.ragflow.papers import chunk_paper
-from ragchunk.ragflow.pipeline import TokenChunker
+from ragchunk.ragflow.pipeline import SplitterComponent
 from test_papers import PAPER
 
 # ---------------------------------------------------------------------------------------------
@@ -87,14 +87,14 @@ def test_associate_on_naive_merge_with_positions() -> None:
     ]
 
 
-def test_associate_on_chunk_paper_and_token_chunker_dicts() -> None:
+def test_associate_on_chunk_paper_and_splitter_dicts() -> None:
     paper_chunks = chunk_paper(PAPER, chunk_token_num=64)
     result = associate_images(paper_chunks, [("pipeline.png", FIG_PIPELINE)])
     by_kind = {c["kind"]: r for c, r in zip(paper_chunks, result, strict=True) if r}
     assert by_kind == {"figure": ["pipeline.png"]}  # the figure section is its own box
 
     boxes = [{"text": s["text"], "positions": s["positions"]} for s in PAPER if s["kind"] == "text"]
-    pipeline_chunks = TokenChunker(chunk_token_size=32).invoke(boxes)
+    pipeline_chunks = SplitterComponent(chunk_token_size=32).invoke(boxes)
     attached = associate_images(pipeline_chunks, [("bar.png", FIG_RESULTS)], tolerance=5)
     assert [bool(a) for a in attached] == [
         "Our method is best" in c["content"] for c in pipeline_chunks

@@ -1,4 +1,4 @@
-"""TokenChunker: RAGFlow's pipeline splitter over text, Markdown, HTML and the parser's JSON."""
+"""SplitterComponent: the older pipeline splitter over text, Markdown, HTML and parser JSON."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import doctest
 import pytest
 import ragchunk
 from ragchunk.ragflow import pipeline
-from ragchunk.ragflow.pipeline import TokenChunker
+from ragchunk.ragflow.pipeline import SplitterComponent
 
 DELIMS = "\n。；！？"
 
@@ -70,26 +70,26 @@ def _expected_text(chunks: list[str]) -> list[str]:
 
 
 def test_defaults_are_ragflows() -> None:
-    c = TokenChunker()
+    c = SplitterComponent()
     assert (c.chunk_token_size, c.delimiters, c.overlapped_percent) == (512, DELIMS, 0)
     assert c.strategy is ragchunk.MergeStrategy.OVER_CAP
     assert (c.tokenizer, c.compat) == ("cl100k_base", "v0.27")
 
 
 def test_frozen() -> None:
-    c = TokenChunker()
+    c = SplitterComponent()
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.chunk_token_size = 10  # type: ignore[misc]
 
 
 def test_from_preset() -> None:
-    legal = TokenChunker.from_preset("legal")
+    legal = SplitterComponent.from_preset("legal")
     assert (legal.chunk_token_size, legal.overlapped_percent) == (256, 20)
-    qa = TokenChunker.from_preset("QA", delimiters=["\n", "Q:"], tokenizer="o200k_base")
+    qa = SplitterComponent.from_preset("QA", delimiters=["\n", "Q:"], tokenizer="o200k_base")
     assert (qa.chunk_token_size, qa.overlapped_percent) == (128, 0)
     assert (qa.delimiters, qa.tokenizer) == (("\n", "Q:"), "o200k_base")
     with pytest.raises(ValueError, match="valid presets are: book, legal, qa, technical"):
-        TokenChunker.from_preset("novel")
+        SplitterComponent.from_preset("novel")
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def test_from_preset() -> None:
 )
 def test_constructor_errors(kwargs: dict, exc: type, message: str) -> None:
     with pytest.raises(exc, match=message):
-        TokenChunker(**kwargs)
+        SplitterComponent(**kwargs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -121,7 +121,7 @@ def test_constructor_errors(kwargs: dict, exc: type, message: str) -> None:
 
 @pytest.mark.parametrize("size", [16, 48, 512])
 def test_markdown_matches_naive_merge(size: int) -> None:
-    out = TokenChunker(chunk_token_size=size).invoke(MARKDOWN)
+    out = SplitterComponent(chunk_token_size=size).invoke(MARKDOWN)
     assert [c["content"] for c in out] == _expected_text(
         ragchunk.naive_merge(MARKDOWN, size, DELIMS)
     )
@@ -132,7 +132,7 @@ def test_markdown_matches_naive_merge(size: int) -> None:
 
 
 def test_markdown_real_output() -> None:
-    out = TokenChunker(chunk_token_size=48).invoke(MARKDOWN)
+    out = SplitterComponent(chunk_token_size=48).invoke(MARKDOWN)
     assert [(c["content"], c["token_count"]) for c in out] == [
         (
             "# Installing the agent\nThe agent runs on Linux and macOS. It needs Python 3.10 or "
@@ -151,25 +151,27 @@ def test_markdown_real_output() -> None:
 
 def test_no_text_lost_markdown() -> None:
     for size in (8, 32, 128):
-        out = TokenChunker(chunk_token_size=size).invoke(MARKDOWN)
+        out = SplitterComponent(chunk_token_size=size).invoke(MARKDOWN)
         assert _visible("".join(c["content"] for c in out)) == _visible(MARKDOWN)
 
 
 def test_overlap_strategy_tokenizer_compat_are_passed_through() -> None:
     kwargs = {"overlapped_percent": 20, "strategy": "under_cap", "tokenizer": "o200k_base"}
-    out = TokenChunker(chunk_token_size=24, **kwargs).invoke(MARKDOWN)
+    out = SplitterComponent(chunk_token_size=24, **kwargs).invoke(MARKDOWN)
     assert [c["content"] for c in out] == _expected_text(
         ragchunk.naive_merge(MARKDOWN, 24, DELIMS, **kwargs)
     )
     assert out[0]["token_count"] == ragchunk.count_tokens(out[0]["content"], "o200k_base")
-    old = TokenChunker(chunk_token_size=24, compat="v0.22").invoke(MARKDOWN)
+    old = SplitterComponent(chunk_token_size=24, compat="v0.22").invoke(MARKDOWN)
     assert [c["content"] for c in old] == _expected_text(
         ragchunk.naive_merge(MARKDOWN, 24, DELIMS, compat="v0.22")
     )
 
 
 def test_word_counting_tokenizer() -> None:
-    out = TokenChunker(chunk_token_size=10, tokenizer=lambda s: len(s.split())).invoke(MARKDOWN)
+    out = SplitterComponent(chunk_token_size=10, tokenizer=lambda s: len(s.split())).invoke(
+        MARKDOWN
+    )
     assert [c["token_count"] for c in out] == [len(c["content"].split()) for c in out]
 
 
@@ -177,21 +179,21 @@ def test_delimiter_list_like_the_component() -> None:
     # A list entry longer than one character is wrapped in backticks, as RAGFlow's component
     # does: naive_merge's custom mode, one chunk per segment.
     text = "Part one.\n---\nPart two, longer.\n---\nPart three."
-    out = TokenChunker(delimiters=["---"]).invoke(text)
+    out = SplitterComponent(delimiters=["---"]).invoke(text)
     assert [c["content"] for c in out] == ["Part one.", "Part two, longer.", "Part three."]
     assert [c["content"] for c in out] == _expected_text(ragchunk.naive_merge(text, 512, "`---`"))
 
 
 def test_html_sections_list() -> None:
     html = ["<h1>Title</h1>", "<p>First paragraph。Second sentence</p>", "   "]
-    out = TokenChunker().invoke(html)
+    out = SplitterComponent().invoke(html)
     assert [c["content"] for c in out] == [
         "<h1>Title</h1>\n<p>First paragraph\nSecond sentence</p>"
     ]
 
 
 def test_upstream_payload_dicts() -> None:
-    chunker = TokenChunker(chunk_token_size=48)
+    chunker = SplitterComponent(chunk_token_size=48)
     by_text = chunker.invoke(MARKDOWN)
     assert chunker.invoke({"output_format": "markdown", "markdown": MARKDOWN}) == by_text
     assert chunker.invoke({"output_format": "text", "text": MARKDOWN}) == by_text
@@ -202,7 +204,7 @@ def test_upstream_payload_dicts() -> None:
 
 
 def test_empty_inputs() -> None:
-    c = TokenChunker()
+    c = SplitterComponent()
     assert c.invoke("") == []
     assert c.invoke([]) == []
     assert c.invoke("\n\n  ") == []
@@ -215,7 +217,7 @@ def test_empty_inputs() -> None:
 
 
 def test_json_boxes_positions_and_images() -> None:
-    out = TokenChunker().invoke(BOXES)
+    out = SplitterComponent().invoke(BOXES)
     assert len(out) == 1
     chunk = out[0]
     assert chunk["content"] == (
@@ -252,7 +254,7 @@ def test_json_matches_naive_merge_with_positions() -> None:
     ]
     sections = [(str(b["text"]), t) for b, t in zip(BOXES, tags, strict=True)]
     for size in (8, 20, 64):
-        out = TokenChunker(chunk_token_size=size).invoke(BOXES)
+        out = SplitterComponent(chunk_token_size=size).invoke(BOXES)
         expected = [
             (text.strip(), pos)
             for text, pos in ragchunk.naive_merge_with_positions(sections, size, DELIMS)
@@ -268,7 +270,7 @@ def test_json_images_follow_their_paragraphs() -> None:
         {"text": "Paragraph with the chart. " * 6, "image": chart, "img_id": "c1"},
         {"text": "A paragraph without picture. " * 6},
     ]
-    out = TokenChunker(chunk_token_size=30).invoke(boxes)
+    out = SplitterComponent(chunk_token_size=30).invoke(boxes)
     assert len(out) == 3
     assert [c["image"] for c in out] == [figure, chart, None]
     assert [c["img_ids"] for c in out] == [["f1"], ["c1"], []]
@@ -277,7 +279,7 @@ def test_json_images_follow_their_paragraphs() -> None:
 def test_json_content_with_weight_and_no_lost_text() -> None:
     boxes = [{"content_with_weight": "Body text from a previous chunker step."}, *BOXES]
     for size in (4, 16, 128):
-        out = TokenChunker(chunk_token_size=size).invoke(boxes)
+        out = SplitterComponent(chunk_token_size=size).invoke(boxes)
         source = "".join(str(b.get("text") or b.get("content_with_weight")) for b in boxes)
         assert _visible("".join(c["content"] for c in out)) == _visible(source)
 
@@ -320,7 +322,7 @@ def test_json_content_with_weight_and_no_lost_text() -> None:
 )
 def test_invoke_errors(content: object, exc: type, message: str) -> None:
     with pytest.raises(exc, match=message):
-        TokenChunker().invoke(content)
+        SplitterComponent().invoke(content)
 
 
 def test_docstring_examples() -> None:

@@ -8,7 +8,7 @@ import itertools
 import pytest
 import ragchunk
 from ragchunk import presets
-from ragchunk.ragflow.pipeline import TokenChunker
+from ragchunk.ragflow.pipeline import SplitterComponent
 from ragchunk.ragflow.presets import BOOK, LEGAL, PRESETS, QA, TECHNICAL, get_preset
 
 CONTRACT = (
@@ -60,7 +60,7 @@ def test_legal_preset_real_output() -> None:
 
 def test_preset_works_with_batch_and_chunker() -> None:
     assert ragchunk.naive_merge_batch([CONTRACT], **QA) == [ragchunk.naive_merge(CONTRACT, **QA)]
-    chunker = TokenChunker.from_preset("technical")
+    chunker = SplitterComponent.from_preset("technical")
     expected = ragchunk.naive_merge(CONTRACT, 512, overlapped_percent=10)
     assert [c["content"] for c in chunker.invoke(CONTRACT)] == [c.strip() for c in expected]
 

@@ -1,6 +1,7 @@
 """RAGFlow's chunking, byte for byte: the ``naive_merge`` family, its batch and streaming
-forms, offsets, position tags, images, the ingestion pipeline's token chunker, papers, tables
-and presets. Names and result shapes are RAGFlow's, because that is the promise.
+forms, offsets, position tags, images, the ingestion pipeline's components (TokenChunker,
+TitleChunker), papers, tables and presets. Names and result shapes are RAGFlow's, because
+that is the promise.
 
 >>> from ragchunk.ragflow import naive_merge
 >>> naive_merge("One.\\nTwo.", chunk_token_num=128)
@@ -23,7 +24,7 @@ from .merge import (
     naive_merge_with_positions,
 )
 from .papers import PaperChunk, PaperSection, chunk_paper
-from .pipeline import PipelineChunk, TokenChunker
+from .pipeline import PipelineChunk, SplitterComponent, TitleChunker, TokenChunker
 from .positions import Position, extract_positions, remove_tag
 from .tables import chunk_table, table_to_text
 from .tokens import count_tokens, num_tokens_from_string
@@ -37,6 +38,8 @@ __all__ = [
     "PaperSection",
     "PipelineChunk",
     "Position",
+    "SplitterComponent",
+    "TitleChunker",
     "TokenChunker",
     "associate_images",
     "boxes_overlap",

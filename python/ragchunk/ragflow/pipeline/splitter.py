@@ -1,11 +1,12 @@
-"""The chunking step of an ingestion pipeline: RAGFlow's ``Splitter`` / token chunker.
+"""A text-cleaning chunker modelled on RAGFlow's older pipeline ``Splitter`` component.
 
-RAGFlow's ingestion pipeline (``rag/flow/splitter/splitter.py``, later
-``rag/flow/chunker/token_chunker.py``) takes the parser's output -- Markdown, plain text, HTML,
-or JSON boxes carrying their page positions and images -- and cuts it with ``naive_merge``.
-:class:`TokenChunker` is that component as a plain object: configure it once, call
-:meth:`TokenChunker.invoke` on each parsed document. The cutting is ragchunk's
-:func:`ragchunk.naive_merge`, so chunk boundaries are RAGFlow's, byte for byte.
+RAGFlow's early ingestion pipeline (``rag/flow/splitter/splitter.py``) took the parser's
+output -- Markdown, plain text, HTML, or JSON boxes carrying their page positions and images --
+and cut it with ``naive_merge``. :class:`SplitterComponent` is that step as a plain object:
+configure it once, call :meth:`SplitterComponent.invoke` on each parsed document. Its chunks are
+cleaned dicts (``content``, ``token_count``, parsed ``positions`` ...), **not** the output of
+RAGFlow v0.27's ``TokenChunker`` component: for that, byte for byte, use
+:class:`ragchunk.ragflow.pipeline.TokenChunker`.
 """
 
 from __future__ import annotations
@@ -14,19 +15,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from ..core.tokenizers import ResolvedTokenizer
-from .association import _position, _position_tag
-from .images import fold_images
-from .merge import DEFAULT_DELIMITER, MergeStrategy, _merge, _prepare
-from .positions import Position, extract_positions, remove_tag
-from .presets import get_preset
-from .tokens import ragflow_counter
+from ...core.tokenizers import ResolvedTokenizer
+from ..association import _position, _position_tag
+from ..images import fold_images
+from ..merge import DEFAULT_DELIMITER, MergeStrategy, _merge, _prepare
+from ..positions import Position, extract_positions, remove_tag
+from ..presets import get_preset
+from ..tokens import ragflow_counter
 
-__all__ = ["PipelineChunk", "TokenChunker"]
+__all__ = ["PipelineChunk", "SplitterComponent"]
 
 
 class PipelineChunk(TypedDict):
-    """One chunk from :meth:`TokenChunker.invoke`; every key is always present.
+    """One chunk from :meth:`SplitterComponent.invoke`; every key is always present.
 
     * ``content``: the chunk text, position tags removed, surrounding whitespace stripped
       (RAGFlow's ``"text"`` field).
@@ -43,7 +44,7 @@ class PipelineChunk(TypedDict):
       ``naive_merge_with_images`` does; ``None`` when they had none (always for text input).
     * ``img_ids``: the distinct ``"img_id"`` values of those JSON items, in order.
 
-    >>> sorted(TokenChunker().invoke("One line.")[0])
+    >>> sorted(SplitterComponent().invoke("One line.")[0])
     ['content', 'image', 'img_ids', 'page_num_int', 'position_int', 'positions', 'token_count', \
 'top_int']
     """
@@ -79,7 +80,7 @@ def _delimiter_field(value: object) -> str:
 
 
 @dataclass(frozen=True, eq=False)
-class TokenChunker:
+class SplitterComponent:
     """RAGFlow's pipeline chunking component, configured once, applied to many documents.
 
     Args:
@@ -97,10 +98,10 @@ class TokenChunker:
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
 
-    >>> chunker = TokenChunker(chunk_token_size=64)
+    >>> chunker = SplitterComponent(chunk_token_size=64)
     >>> [c["content"] for c in chunker.invoke("第一段。第二段。\\nThird paragraph.")]
     ['第一段\\n第二段\\nThird paragraph.']
-    >>> TokenChunker.from_preset("legal").chunk_token_size
+    >>> SplitterComponent.from_preset("legal").chunk_token_size
     256
     """
 
@@ -127,13 +128,13 @@ class TokenChunker:
         object.__setattr__(self, "_config", config)
 
     @classmethod
-    def from_preset(cls, name: str, **overrides: Any) -> TokenChunker:
+    def from_preset(cls, name: str, **overrides: Any) -> SplitterComponent:
         """A chunker with a preset's budget and overlap (see :mod:`ragchunk.presets`).
 
         ``overrides`` are constructor arguments that take precedence over the preset.
         Raises ``ValueError`` listing the valid names for an unknown preset.
 
-        >>> c = TokenChunker.from_preset("book", delimiters="\\n")
+        >>> c = SplitterComponent.from_preset("book", delimiters="\\n")
         >>> (c.chunk_token_size, c.overlapped_percent, c.delimiters)
         (1024, 5, '\\n')
         """
@@ -186,7 +187,7 @@ class TokenChunker:
         ...     {"text": "Figure 1: Training error.",
         ...      "position_tag": "@@2\\t72.0\\t300.0\\t60.0\\t80.0##"},
         ... ]
-        >>> chunk = TokenChunker().invoke(boxes)[0]
+        >>> chunk = SplitterComponent().invoke(boxes)[0]
         >>> chunk["content"]
         'Deep residual learning eases training.\\nFigure 1: Training error.'
         >>> chunk["positions"]
