@@ -114,12 +114,35 @@ class ContextualChunker(Splitter):
         width = max(1, int(n * self.max_document_tokens / total * 0.9))
         step = max(1, width // 2)
         out = []
+        fitted: dict[tuple[int, int, int, int], tuple[int, int]] = {}
         for c in chunks:
             middle = (c.start + c.end) // 2
             start = round((middle - width / 2) / step) * step
             start = max(0, min(start, n - width))
-            out.append((start, min(n, start + width)))
+            window = (start, min(n, start + width))
+            key = (*window, c.start, c.end)
+            if key not in fitted:
+                fitted[key] = self._shrink(text, window, c)
+            out.append(fitted[key])
         return out
+
+    def _shrink(self, text: str, window: tuple[int, int], chunk: Chunk) -> tuple[int, int]:
+        """``window`` narrowed around ``chunk`` until it fits ``max_document_tokens`` (token
+        density varies: code and CJK text hold more tokens per character)."""
+        a, b = window
+        a, b = min(a, chunk.start), max(b, chunk.end)
+        for _ in range(8):
+            tokens = self._count(text[a:b])
+            if tokens <= self.max_document_tokens:
+                break
+            keep = (b - a) * self.max_document_tokens / tokens * 0.95
+            spare = max(0.0, keep - (chunk.end - chunk.start))
+            left = chunk.start - a
+            right = b - chunk.end
+            total = left + right or 1
+            a = chunk.start - int(spare * left / total)
+            b = chunk.end + int(spare * right / total)
+        return a, b
 
     def _prompt(self, text: str, window: tuple[int, int], chunk: Chunk) -> list[dict[str, str]]:
         return self.prompt.render(
