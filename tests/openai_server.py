@@ -205,6 +205,11 @@ def not_json(text: str = "<html>Bad gateway</html>", status: int = 200) -> Reply
 # -- the server -----------------------------------------------------------------------------
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many concurrent clients connect at once: no SYN retries
+
+
 def _default_reply(request: RecordedRequest) -> Reply:
     body = request.json if isinstance(request.json, dict) else {}
     if request.path == EMBEDDINGS_PATH:
@@ -296,8 +301,7 @@ class OpenAIServer:
 
     def start(self) -> OpenAIServer:
         handler = _make_handler(self)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
+        server = _Server(("127.0.0.1", 0), handler)
         self._server = server
         self._stop.clear()
         self._thread = threading.Thread(

@@ -204,9 +204,8 @@ class LLMBoundaryChunker(Splitter):
         spans = self.candidate_pieces(text)
         if not spans:
             return []
-        counts = [self._count(text[s:e]) for s, e in spans]
         if self._count(text[spans[0][0] : spans[-1][1]]) <= self.chunk_size:
-            return self._assemble(text, spans, counts, set(), set(), {})
+            return self._assemble(text, spans, set(), set(), {})
         windows = self._windows(len(spans))
         base = [self._prompt(text, spans, a, b) for a, b in windows]
         cuts: set[int] = set()
@@ -247,13 +246,12 @@ class LLMBoundaryChunker(Splitter):
         for k in list(failed) + list(errors):
             a, b = windows[k]
             fallback.update(range(a, b))
-        return self._assemble(text, spans, counts, cuts, fallback, errors)
+        return self._assemble(text, spans, cuts, fallback, errors)
 
     def _assemble(
         self,
         text: str,
         spans: list[tuple[int, int]],
-        counts: list[int],
         cuts: set[int],
         fallback: set[int],
         errors: dict[int, str],

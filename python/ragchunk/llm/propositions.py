@@ -98,8 +98,13 @@ def _as_embed(embedder: Any) -> Callable[[list[str]], list[list[float]]]:
         as_embedder = getattr(importlib.import_module("ragchunk.embeddings"), "as_embedder", None)
     except ImportError:
         as_embedder = None
+    coerced = None
     if as_embedder is not None:
-        coerced = as_embedder(embedder)
+        try:
+            coerced = as_embedder(embedder)
+        except ImportError:  # its optional dependencies are missing: coerce here instead
+            coerced = None
+    if coerced is not None:
         embed_fn = getattr(coerced, "embed", coerced)
         return lambda texts: [list(map(float, v)) for v in embed_fn(texts)]
     method = getattr(embedder, "embed", None)
