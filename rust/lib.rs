@@ -20,3 +20,4 @@ pub mod tokenizer;
 
 #[cfg(feature = "python")]
 mod python;
+pub mod semantic;

@@ -21,6 +21,7 @@ mod code;
 mod counters;
 mod guard;
 mod ragflow;
+mod semantic;
 mod strings;
 mod structured;
 
@@ -62,5 +63,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     #[cfg(feature = "code")]
     m.add_class::<code::PyCode>()?;
+
+    m.add_function(wrap_pyfunction!(semantic::semantic_distances, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_similarity_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_percentiles, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_gradient, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
     Ok(())
 }
