@@ -12,7 +12,16 @@ import math
 import pytest
 from invariants import check_chunks
 from llm_scripts import answer, corpus_text, kind, responder
-from openai_server import Reply, chat, hash_embedding, not_json, rate_limited, server_error
+from openai_server import (
+    Reply,
+    chat,
+    hash_embedding,
+    not_json,
+    rate_limited,
+    server_error,
+    slow,
+    truncated,
+)
 from ragchunk import MarkdownSplitter, SentenceSplitter
 from ragchunk.llm import (
     CONTEXT_PROMPT,
@@ -268,9 +277,9 @@ def test_propositions_failure_visible(server):
 
 
 def test_contextual_every_chunk_gets_context_with_faults(server, doc):
-    server.enqueue(rate_limited("1"), server_error(503))
+    server.enqueue(rate_limited("1"), server_error(503), slow(2.0), truncated())
     inner = SentenceSplitter(chunk_size=150)
-    chunker = ContextualChunker(_llm(server, max_concurrency=3), inner)
+    chunker = ContextualChunker(_llm(server, max_concurrency=3, timeout=0.5), inner)
     chunks = chunker.split(doc)
     plain = inner.split(doc)
     assert [(c.start, c.end, c.text) for c in chunks] == [(c.start, c.end, c.text) for c in plain]

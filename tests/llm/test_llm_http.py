@@ -233,3 +233,16 @@ def test_bad_arguments_name_the_argument(kwargs, match):
     args = {"base_url": "http://127.0.0.1:9", **kwargs}
     with pytest.raises(ValueError, match=match):
         HTTPClient(args.pop("base_url"), **args)
+
+
+def test_async_bound_reached_above_the_default_executor_size(openai_server):
+    openai_server.responder = lambda request: slow(0.1)
+    client, _ = _client(openai_server, max_concurrency=12)
+
+    async def main():
+        return await asyncio.gather(
+            *(client.apost_json("/chat/completions", {}) for _ in range(24))
+        )
+
+    assert len(asyncio.run(main())) == 24
+    assert openai_server.peak_concurrency == 12

@@ -214,3 +214,13 @@ def test_bad_arguments():
         LLM(str, max_concurrency=0)
     with pytest.raises(TypeError, match="cache"):
         LLM(str, cache=3)  # type: ignore[arg-type]
+
+
+def test_async_bound_reached_above_the_default_executor_size(openai_server):
+    # the event loop's default executor has min(32, cpus + 4) threads: the bound must not
+    # depend on it
+    openai_server.responder = lambda request: slow(0.1, chat("a"))
+    llm, _ = _openai(openai_server, max_concurrency=12)
+    answers = asyncio.run(llm.acomplete_many([f"q{i}" for i in range(24)]))
+    assert answers == ["a"] * 24
+    assert openai_server.peak_concurrency == 12

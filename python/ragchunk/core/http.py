@@ -15,7 +15,9 @@ False
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import email.utils
+import functools
 import http.client
 import ipaddress
 import json
@@ -29,6 +31,7 @@ import urllib.parse
 import urllib.request
 import weakref
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .errors import RagchunkError
@@ -261,6 +264,7 @@ class HTTPClient:
             asyncio.AbstractEventLoop, asyncio.Semaphore
         ] = weakref.WeakKeyDictionary()
         self._async_lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
         if _is_loopback(self.base_url):
             # a local model server is never reached through a proxy from the environment
             self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -322,7 +326,17 @@ class HTTPClient:
         """
         semaphore = self._async_semaphore()
         async with semaphore:
-            return await asyncio.to_thread(self.post_json, path, payload)
+            # a pool of max_concurrency threads: the loop's default executor may be smaller
+            call = functools.partial(contextvars.copy_context().run, self.post_json, path, payload)
+            return await asyncio.get_running_loop().run_in_executor(self._pool(), call)
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._async_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    max_workers=self.max_concurrency, thread_name_prefix="ragchunk-http"
+                )
+            return self._executor
 
     def redact(self, text: str) -> str:
         """``text`` with the API key (and any secret header value) replaced.

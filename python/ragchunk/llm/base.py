@@ -9,6 +9,8 @@ persistent cache, and token accounting (per call and totals).
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import logging
 import random as _random
 import threading
@@ -343,6 +345,7 @@ class LLM:
             weakref.WeakKeyDictionary()
         )
         self._async_lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
         self.usage = Usage()
 
     def __repr__(self) -> str:
@@ -463,8 +466,16 @@ class LLM:
             semaphore = self._async.get(loop)
             if semaphore is None:
                 semaphore = self._async[loop] = asyncio.Semaphore(self.max_concurrency)
+            if self._executor is None:  # the loop's default executor may be smaller
+                self._executor = ThreadPoolExecutor(
+                    max_workers=self.max_concurrency, thread_name_prefix="ragchunk-llm"
+                )
+            pool = self._executor
         async with semaphore:
-            return await asyncio.to_thread(self.complete, prompt, **params)
+            call = functools.partial(
+                contextvars.copy_context().run, self.complete, prompt, **params
+            )
+            return await loop.run_in_executor(pool, call)
 
     def complete_many(self, prompts: Sequence[Prompt], **params: Any) -> list[str | BaseException]:
         """Answers to many prompts, at most ``max_concurrency`` at once, in input order; a
