@@ -413,3 +413,24 @@ def test_cli_unreadable_file(tmp_path):
 
 def test_hash_embedding_is_deterministic():
     assert hash_embedding("same words") == hash_embedding("same words")
+
+
+# -- edge cases, with the stand-in model called directly (no server) -------------------------
+
+
+def test_invariants_on_sample_texts():
+    from invariants import sample_texts
+
+    model = LLM(answer)
+    boundary = LLMBoundaryChunker(model, chunk_size=60, min_chunk_size=10, window=12)
+    contextual = ContextualChunker(model, SentenceSplitter(chunk_size=60), prefix=True)
+    propositions = PropositionChunker(model, chunk_size=80, passage_size=60)
+    for text in sample_texts():
+        chunks = boundary.split(text)
+        check_chunks(text, chunks, budget=60, count=model.count_tokens)
+        check_chunks(text, contextual.split(text))
+        prop_chunks = propositions.split(text)
+        if text.strip():
+            _all_spans_kept(propositions, text, prop_chunks)
+        else:
+            assert prop_chunks == []
