@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -165,7 +166,7 @@ def test_cache_shared_by_threads_and_processes(tmp_path):
     results = llm.complete_many([f"t {i % 25}" for i in range(100)])
     assert results == [f"answer to t {i % 25}" for i in range(100)]
     src = str(Path(__file__).resolve().parents[2] / "python")
-    env = {"PYTHONPATH": src, "RAGCHUNK_BACKEND": "python"}
+    env = {**os.environ, "PYTHONPATH": src}
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _WRITER, str(path), "p"],
