@@ -73,7 +73,7 @@ class EmbeddingChunker(Splitter):
     Units are the sentences of ragchunk's sentence splitter (CJK included); a sentence longer
     than ``chunk_size`` tokens, or than the embedder's window, is first cut (clauses, words,
     characters) so that every unit fits both. Chunks are exact source spans that together
-    cover the whole text.
+    cover the whole text; a text of only whitespace is one chunk (``sentences`` None).
     """
 
     embedder: ManagedEmbedder | None
@@ -199,7 +199,7 @@ class EmbeddingChunker(Splitter):
             if not text:
                 return SemanticAnalysis([], [], method=self._method())
             n = self._count([text])[0]
-            return SemanticAnalysis([], [], chunks=[Chunk(text, 0, len(text), n, {"cut": "end"})],
+            return SemanticAnalysis([], [], chunks=[Chunk(text, 0, len(text), n, {"sentences": None, "cut": "end"})],
                                     method=self._method())
         units = self.units(text)
         return self._cuts(text, units)

@@ -96,7 +96,9 @@ class SemanticChunker(EmbeddingChunker):
     tokens of ``tokenizer``; groups under ``min_chunk_size`` tokens join the neighbour across
     the smaller distance (unless that would pass ``chunk_size``); ``chunk_size`` is a hard
     maximum: a longer group is cut at its largest internal distance, recursively, and a
-    sentence longer than ``chunk_size`` is cut into clauses, words or characters first.
+    sentence longer than ``chunk_size`` is cut into clauses, words or characters first (the
+    one overflow: with a ``chunk_size`` of a few tokens, a unit that fits alone may not fit
+    together with the whitespace around it, which its chunk still holds).
     Metadata: ``sentences`` (first, last unit), ``distance_before``, ``distance_after`` and
     ``cut`` (``"threshold"``, ``"max_size"`` or ``"end"``).
 
