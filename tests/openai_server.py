@@ -368,11 +368,19 @@ def _make_handler(owner: OpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             owner._enter()
+            self._left = False
             try:
                 self._handle()
             except (BrokenPipeError, ConnectionResetError):  # client gave up (timeout)
                 pass
             finally:
+                self._leave()
+
+        def _leave(self) -> None:
+            # before the answer goes out: once the client has read it, it may send its next
+            # request, which must not overlap this one in the count
+            if not self._left:
+                self._left = True
                 owner._leave()
 
         def _handle(self) -> None:
@@ -397,6 +405,7 @@ def _make_handler(owner: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 reply = server_error(500, f"responder raised {type(exc).__name__}: {exc}")
             owner._wait(reply.delay)
             payload = reply.encoded()
+            self._leave()
             self.send_response(reply.status)
             headers = {"Content-Type": "application/json", **reply.headers}
             for name, value in headers.items():

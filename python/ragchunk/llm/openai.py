@@ -4,6 +4,7 @@ Ollama, LM Studio, hosted APIs)."""
 from __future__ import annotations
 
 import random as _random
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -13,6 +14,9 @@ from .base import LLM, LLMError
 from .cache import LLMCache
 
 __all__ = ["OpenAICompatible"]
+
+# reasoning models served by llama.cpp, Ollama or vLLM may put their reasoning first
+_THINKING = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
 
 
 class OpenAICompatible(LLM):
@@ -135,6 +139,7 @@ class OpenAICompatible(LLM):
             ) from None
         if not isinstance(content, str):
             raise LLMError("the answer's message content is not a string")
+        content = _THINKING.sub("", content, count=1)
         usage = body.get("usage")
         p_tokens = c_tokens = None
         if isinstance(usage, Mapping):
