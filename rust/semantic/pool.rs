@@ -36,8 +36,7 @@ pub fn mean_pool(m: &Matrix<'_>, tokens: &[(usize, usize)], chunks: &[(usize, us
     for (&(lo, hi), &(cs, ce)) in ranges.iter().zip(chunks) {
         acc.iter_mut().for_each(|a| *a = 0.0);
         let mut count = 0usize;
-        for t in lo..hi {
-            let (ts, te) = tokens[t];
+        for (t, &(ts, te)) in tokens.iter().enumerate().take(hi).skip(lo) {
             if te > ts && ts < ce && te > cs {
                 for (a, v) in acc.iter_mut().zip(m.row(t)) {
                     *a += f64::from(*v);

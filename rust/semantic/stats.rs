@@ -107,7 +107,7 @@ mod tests {
     fn mean_std_gradient() {
         let a = [1.0, 2.0, 4.0, 7.0];
         assert_eq!(mean(&a), 3.5);
-        assert!((std(&a) - 2.2912878474779199).abs() < 1e-15);
+        assert!((std(&a) - 2.291_287_847_477_92).abs() < 1e-15);
         assert_eq!(gradient(&a), vec![1.0, 1.5, 2.5, 3.0]);
         assert!(gradient(&[1.0]).is_empty());
     }
