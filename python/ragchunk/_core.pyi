@@ -32,6 +32,12 @@ __all__ = [
     "parse_delimiter_field",
     "remove_tag",
     "sentence_spans",
+    "semantic_distances",
+    "semantic_gradient",
+    "semantic_mean_pool",
+    "semantic_percentiles",
+    "semantic_similarity_matrix",
+    "semantic_stats",
 ]
 __version__: str
 
@@ -272,3 +278,29 @@ class CodeSplitter:
     def split_batch(
         self, texts: list[str], workers: int | None = None
     ) -> list[list[_CodeChunk]]: ...
+
+# Embedding-driven chunking's numeric core: matrices as little-endian float32 bytes + shape.
+
+def semantic_distances(data: bytes, rows: int, dim: int) -> list[float]:
+    """``1 - cos(row i, row i + 1)`` for consecutive rows (zero vector: distance 1)."""
+
+def semantic_similarity_matrix(data: bytes, rows: int, dim: int) -> list[float]:
+    """The ``rows x rows`` cosine similarity matrix, row-major."""
+
+def semantic_stats(values: list[float], q: float) -> tuple[float, float, float]:
+    """``(np.percentile(values, q), np.mean(values), np.std(values))``."""
+
+def semantic_percentiles(values: list[float], qs: list[float]) -> list[float]:
+    """``np.percentile(values, q)`` for each ``q``."""
+
+def semantic_gradient(values: list[float]) -> list[float]:
+    """``np.gradient(values, range(len(values)))``."""
+
+def semantic_mean_pool(
+    data: bytes,
+    rows: int,
+    dim: int,
+    tokens: list[tuple[int, int]],
+    chunks: list[tuple[int, int]],
+) -> list[float]:
+    """Mean token vector per chunk span, flattened (NaN rows for chunks without tokens)."""

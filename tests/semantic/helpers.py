@@ -15,7 +15,13 @@ _WORD = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 
 def _bucket(token: str, dim: int) -> int:
-    return int.from_bytes(hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "little") % dim
+    return (
+        int.from_bytes(
+            hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=4).digest(),
+            "little",
+        )
+        % dim
+    )
 
 
 def hashed_counts(texts: list[str], dim: int = 32) -> np.ndarray:

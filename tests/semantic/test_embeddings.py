@@ -8,7 +8,6 @@ import threading
 
 import numpy as np
 import pytest
-
 from ragchunk.core.http import HTTPClient
 from ragchunk.embeddings import (
     EmbeddingCache,
@@ -89,7 +88,9 @@ def test_persistent_cache(tmp_path: object) -> None:
 
     first = as_embedder(fn, cache=path, model="m").embed(["x y", "z"])
     again = as_embedder(fn, cache=path, model="m")
-    np.testing.assert_array_equal(again.embed(["z", "x y", "new"]), hashed_counts(["z", "x y", "new"]))
+    np.testing.assert_array_equal(
+        again.embed(["z", "x y", "new"]), hashed_counts(["z", "x y", "new"])
+    )
     assert calls == [["x y", "z"], ["new"]]
     assert again.stats.cache_hits == 2
     np.testing.assert_array_equal(first, hashed_counts(["x y", "z"]))
@@ -144,7 +145,7 @@ def test_raising_embedder_is_named() -> None:
     def boom(texts: list[str]) -> np.ndarray:
         raise RuntimeError("model offline")
 
-    with pytest.raises(ValueError, match="embedder raised RuntimeError.*model offline"):
+    with pytest.raises(ValueError, match=r"embedder raised RuntimeError.*model offline"):
         as_embedder(boom).embed(["a"])
 
 
@@ -154,8 +155,13 @@ def test_openai_compatible_embedder(openai_server: object) -> None:
     server = openai_server
     client = HTTPClient(server.base_url, api_key_env=None, sleep=lambda s: None, max_concurrency=2)
     e = OpenAICompatibleEmbedder(
-        server.base_url, "test-embedder", batch_size=4, batch_tokens=12, max_tokens=12,
-        client=client, max_concurrency=2,
+        server.base_url,
+        "test-embedder",
+        batch_size=4,
+        batch_tokens=12,
+        max_tokens=12,
+        client=client,
+        max_concurrency=2,
     )
     texts = [f"word{i} and more words here" for i in range(10)]
     server.enqueue(rate_limited(retry_after="0"), server_error(503))
@@ -175,7 +181,9 @@ def test_openai_compatible_embedder(openai_server: object) -> None:
 def test_wordllama_offline() -> None:
     pytest.importorskip("wordllama")
     e = load_wordllama()
-    vecs = e.embed(["The cat sat on the mat.", "A cat was sitting on a mat.", "Stock markets fell."])
+    vecs = e.embed(
+        ["The cat sat on the mat.", "A cat was sitting on a mat.", "Stock markets fell."]
+    )
     assert vecs.shape == (3, 256) and vecs.dtype == np.float32
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     assert unit[0] @ unit[1] > unit[0] @ unit[2]

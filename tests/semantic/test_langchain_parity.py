@@ -6,7 +6,6 @@ every threshold type, buffer size, ``number_of_chunks`` and ``min_chunk_size``."
 from __future__ import annotations
 
 import pytest
-
 from ragchunk.semantic import SemanticChunker
 
 from .helpers import corpus_sample, hashed_counts, langchain_embeddings
@@ -28,8 +27,10 @@ EDGE = [
 
 def ours(kind: str, **kw: object) -> SemanticChunker:
     return SemanticChunker(
-        lambda texts: hashed_counts(texts), breakpoint_threshold_type=kind,
-        langchain_compat=True, **kw,
+        lambda texts: hashed_counts(texts),
+        breakpoint_threshold_type=kind,
+        langchain_compat=True,
+        **kw,
     )
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from ragchunk import Chunk, SentenceSplitter
 from ragchunk.late import TokenEmbeddings, char_offsets, late_chunk, macro_windows
 
@@ -90,7 +89,6 @@ def test_long_document_in_windows_equals_hand_computation() -> None:
     out = late_chunk(text, [(0, len(text))], m, window=10, overlap=4)
     expected = []
     for s, e, ks, ke in macro_windows(len(toks), 10, 4):
-        lo, hi = toks[s][0], toks[e - 1][1]
         own = np.array([m.own(text[a:b]) for a, b in toks[s:e]])
         ctx = own.mean(axis=0)
         expected.extend((own + ctx)[ks - s : ke - s])

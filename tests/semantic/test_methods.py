@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from invariants import check_chunks, ordinary_count
-
 from ragchunk.semantic import ClusterSemanticChunker, SemanticChunker, TopicChunker
 
 from .helpers import corpus_sample, hashed_counts
@@ -27,7 +26,10 @@ def test_cluster_groups_by_topic_and_holds_the_maximum() -> None:
     c = ClusterSemanticChunker(_topics, chunk_size=40, piece_size=6)
     chunks = c.split(TWO_TOPICS)
     covers_everything(TWO_TOPICS, chunks)
-    assert [("Cats" in ch.text, "Stocks" in ch.text) for ch in chunks] == [(True, False), (False, True)]
+    assert [("Cats" in ch.text, "Stocks" in ch.text) for ch in chunks] == [
+        (True, False),
+        (False, True),
+    ]
 
 
 @pytest.mark.parametrize("size", [30, 80])
@@ -53,7 +55,10 @@ def test_topic_chunker() -> None:
     text = "Cats purr. Cats meow. Cats nap. Stocks fell. Stocks rose. Stocks dipped."
     chunks = TopicChunker(n_topics=2).split(text)
     covers_everything(text, chunks)
-    assert [c.text for c in chunks] == ["Cats purr. Cats meow. Cats nap. ", "Stocks fell. Stocks rose. Stocks dipped."]
+    assert [c.text for c in chunks] == [
+        "Cats purr. Cats meow. Cats nap. ",
+        "Stocks fell. Stocks rose. Stocks dipped.",
+    ]
     assert chunks[0].metadata["keywords"][0] == "cats"
     assert chunks[1].metadata["keywords"][0] == "stocks"
     assert chunks[0].metadata["topic"] != chunks[1].metadata["topic"]

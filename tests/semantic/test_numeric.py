@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from ragchunk.semantic import _numeric
 
 FLOATS = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)

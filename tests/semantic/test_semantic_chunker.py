@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from invariants import check_chunks, ordinary_count
-
 from ragchunk.embeddings import as_embedder
 from ragchunk.semantic import BREAKPOINT_DEFAULTS, SemanticChunker
 
@@ -43,7 +42,17 @@ def test_corpus_spans_budget_and_counts(kind: str) -> None:
 
 _TEXT = st.lists(
     st.one_of(
-        st.sampled_from(["Cats purr. ", "Stocks fell! ", "中文句子。", "🦀 crab? ", "\n\n", "  ", "x" * 50 + ". "]),
+        st.sampled_from(
+            [
+                "Cats purr. ",
+                "Stocks fell! ",
+                "中文句子。",
+                "🦀 crab? ",
+                "\n\n",
+                "  ",
+                "x" * 50 + ". ",
+            ]
+        ),
         st.text(alphabet=st.characters(codec="utf-8"), max_size=30),
     ),
     max_size=25,
@@ -76,7 +85,10 @@ def test_cuts_at_the_topic_change_and_reports_distances() -> None:
 
     s = SemanticChunker(topic, breakpoint_threshold_amount=50, buffer_size=0)
     a = s.analyze(text)
-    assert [c.text for c in a.chunks] == ["Cats purr. Cats nap. Cats meow. ", "Stocks fell. Stocks rose. Stocks dipped."]
+    assert [c.text for c in a.chunks] == [
+        "Cats purr. Cats nap. Cats meow. ",
+        "Stocks fell. Stocks rose. Stocks dipped.",
+    ]
     assert len(a.distances) == 5 and a.breakpoints == [2]
     assert a.chunks[0].metadata["distance_after"] == pytest.approx(a.distances[2])
     assert a.chunks[0].metadata["cut"] == "threshold" and a.chunks[1].metadata["cut"] == "end"
@@ -87,7 +99,10 @@ def test_hard_maximum_cuts_at_the_largest_internal_distance() -> None:
     text = "Aa one. Aa two. Bb one. Bb two. Cc one. Cc two."
 
     def fn(texts: list[str]) -> np.ndarray:
-        return np.array([[t.count("Aa"), t.count("Bb"), t.count("Cc")] for t in texts], dtype=float) + 0.01
+        return (
+            np.array([[t.count("Aa"), t.count("Bb"), t.count("Cc")] for t in texts], dtype=float)
+            + 0.01
+        )
 
     # a threshold nothing passes, so only the maximum cuts
     s = SemanticChunker(fn, "percentile", 100, buffer_size=0, chunk_size=10)

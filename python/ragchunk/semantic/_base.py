@@ -54,7 +54,9 @@ class SemanticAnalysis:
         return plot(self, path, **kwargs)
 
 
-def group_spans(text: str, units: Sequence[tuple[int, int]], groups: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+def group_spans(
+    text: str, units: Sequence[tuple[int, int]], groups: Sequence[tuple[int, int]]
+) -> list[tuple[int, int]]:
     """Source extents of unit groups that together cover the whole text: a group runs from
     its first unit's start (0 for the first group) to the next group's first unit's start
     (the text's end for the last), so the whitespace between units belongs to the group
@@ -89,8 +91,14 @@ class EmbeddingChunker(Splitter):
 
     # -- units ---------------------------------------------------------------------------------
 
-    def _fit(self, text: str, spans: list[tuple[int, int]], limit: int, tokenizer: Any,
-             count: Callable[[Sequence[str]], list[int]]) -> list[tuple[int, int]]:
+    def _fit(
+        self,
+        text: str,
+        spans: list[tuple[int, int]],
+        limit: int,
+        tokenizer: Any,
+        count: Callable[[Sequence[str]], list[int]],
+    ) -> list[tuple[int, int]]:
         """``spans`` with each span over ``limit`` tokens cut by a sentence splitter."""
         counts = count([text[s:e] for s, e in spans])
         if all(n <= limit for n in counts):
@@ -153,32 +161,75 @@ class EmbeddingChunker(Splitter):
         raise NotImplementedError
 
     def _enforce_max(
-        self, text: str, units: list[tuple[int, int]], distances: Sequence[float],
-        groups: list[tuple[int, int]], reasons: dict[int, str],
+        self,
+        text: str,
+        units: list[tuple[int, int]],
+        distances: Sequence[float],
+        groups: list[tuple[int, int]],
+        reasons: dict[int, str],
     ) -> list[tuple[int, int]]:
         """Groups over ``chunk_size`` cut at their largest internal distance, recursively
-        (down to single units, which fit by construction)."""
+        (down to single units, which fit by construction). Sizes are first estimated from the
+        units' own counts, then every group is counted exactly and any group still over the
+        limit is cut again, so the maximum holds on exact counts."""
         if self.chunk_size is None:
             return groups
         limit = self.chunk_size
-        out: list[tuple[int, int]] = []
-        todo = list(reversed(groups))
-        while todo:
-            first, last = todo.pop()
+        extents = group_spans(text, units, [(i, i) for i in range(len(units))])
+        unit_counts = self._count([text[s:e] for s, e in extents])
+        prefix = [0]
+        for c in unit_counts:
+            prefix.append(prefix[-1] + c)
+        dist = list(distances) + [0.0]
+
+        def cut_point(first: int, last: int) -> int:
+            best, at = -1.0, first
+            for i in range(first, last):  # a cut after unit i
+                if dist[i] > best:
+                    best, at = dist[i], i
+            return at
+
+        def split(group: tuple[int, int], fits: Callable[[int, int], bool]) -> list[tuple[int, int]]:
+            out: list[tuple[int, int]] = []
+            todo = [group]
+            while todo:
+                first, last = todo.pop()
+                if first == last or fits(first, last):
+                    out.append((first, last))
+                    continue
+                cut = cut_point(first, last)
+                reasons[cut] = "max_size"
+                todo.append((cut + 1, last))
+                todo.append((first, cut))
+            return out
+
+        estimated: list[tuple[int, int]] = []
+        for g in groups:
+            estimated.extend(split(g, lambda a, b: prefix[b + 1] - prefix[a] <= limit))
+
+        def exact(first: int, last: int) -> int:
             start = 0 if first == 0 else units[first][0]
             end = units[last + 1][0] if last + 1 < len(units) else len(text)
-            if first == last or self._count([text[start:end]])[0] <= limit:
-                out.append((first, last))
-                continue
-            inner = range(first, last)  # a cut after unit i
-            cut = max(inner, key=lambda i: (distances[i] if i < len(distances) else 0.0, -i))
-            reasons[cut] = "max_size"
-            todo.append((cut + 1, last))
-            todo.append((first, cut))
-        return out
+            return self._count([text[start:end]])[0]
 
-    def _chunks(self, text: str, units: list[tuple[int, int]], groups: list[tuple[int, int]],
-                distances: Sequence[float], reasons: dict[int, str]) -> list[Chunk]:
+        spans = group_spans(text, units, estimated)
+        counts = self._count([text[s:e] for s, e in spans])
+        final: list[tuple[int, int]] = []
+        for g, n in zip(estimated, counts, strict=True):
+            if n <= limit or g[0] == g[1]:
+                final.append(g)
+            else:
+                final.extend(split(g, lambda a, b: exact(a, b) <= limit))
+        return final
+
+    def _chunks(
+        self,
+        text: str,
+        units: list[tuple[int, int]],
+        groups: list[tuple[int, int]],
+        distances: Sequence[float],
+        reasons: dict[int, str],
+    ) -> list[Chunk]:
         spans = group_spans(text, units, groups)
         counts = self._count([text[s:e] for s, e in spans])
         out = []
@@ -199,8 +250,12 @@ class EmbeddingChunker(Splitter):
             if not text:
                 return SemanticAnalysis([], [], method=self._method())
             n = self._count([text])[0]
-            return SemanticAnalysis([], [], chunks=[Chunk(text, 0, len(text), n, {"sentences": None, "cut": "end"})],
-                                    method=self._method())
+            return SemanticAnalysis(
+                [],
+                [],
+                chunks=[Chunk(text, 0, len(text), n, {"sentences": None, "cut": "end"})],
+                method=self._method(),
+            )
         units = self.units(text)
         return self._cuts(text, units)
 

@@ -152,7 +152,10 @@ class SemanticChunker(EmbeddingChunker):
         if buffer_size < 0:
             raise ValueError(f"buffer_size must be >= 0, got {buffer_size}")
         self.buffer_size = buffer_size
-        for name, value in (("number_of_chunks", number_of_chunks), ("min_chunk_size", min_chunk_size)):
+        for name, value in (
+            ("number_of_chunks", number_of_chunks),
+            ("min_chunk_size", min_chunk_size),
+        ):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise TypeError(f"{name} must be an int or None, got {type(value).__name__}")
             if value is not None and value < 1:
@@ -162,7 +165,9 @@ class SemanticChunker(EmbeddingChunker):
         if not isinstance(langchain_compat, bool):
             raise TypeError("langchain_compat must be a bool")
         if langchain_compat and chunk_size is not None:
-            raise ValueError("chunk_size must be None with langchain_compat=True (LangChain has no maximum)")
+            raise ValueError(
+                "chunk_size must be None with langchain_compat=True (LangChain has no maximum)"
+            )
         self.langchain_compat = langchain_compat
         self._setup(embedder, chunk_size, tokenizer)
 
@@ -206,6 +211,9 @@ class SemanticChunker(EmbeddingChunker):
             chunks = self._chunks(text, units, [(0, 0)], [], {})
             return SemanticAnalysis(units, [], None, [], [], chunks, self._method())
         distances = self._embed_distances(self.windows(text, units, self.buffer_size))
+        limit: float | None
+        array: list[float]
+        cuts: list[int]
         if self.breakpoint_threshold_type == "gradient" and n == 2:
             limit, array, cuts = None, [], []  # no gradient of one distance
         else:
@@ -224,8 +232,13 @@ class SemanticChunker(EmbeddingChunker):
         breaks = [g[1] for g in groups[:-1]]
         return SemanticAnalysis(units, distances, limit, breaks, array, chunks, self._method())
 
-    def _merge_small(self, text: str, units: list[tuple[int, int]], distances: list[float],
-                     groups: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    def _merge_small(
+        self,
+        text: str,
+        units: list[tuple[int, int]],
+        distances: list[float],
+        groups: list[tuple[int, int]],
+    ) -> list[tuple[int, int]]:
         """Groups under ``min_chunk_size`` tokens joined with the neighbour across the
         smaller distance, unless the join passes ``chunk_size``."""
         assert self.min_chunk_size is not None

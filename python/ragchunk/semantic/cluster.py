@@ -29,7 +29,8 @@ class ClusterSemanticChunker(EmbeddingChunker):
 
     >>> import numpy as np
     >>> def topic(texts):
-    ...     return np.array([[t.count("cat") + 0.01, t.lower().count("stock") + 0.01] for t in texts])
+    ...     rows = [[t.count("cat"), t.lower().count("stock")] for t in texts]
+    ...     return np.array(rows) + 0.01
     >>> c = ClusterSemanticChunker(topic, chunk_size=20, piece_size=8)
     >>> c.split_text("A cat sat. The cat slept. Stock prices fell. The stock rose.")
     ['A cat sat. The cat slept. ', 'Stock prices fell. The stock rose.']
@@ -85,9 +86,7 @@ class ClusterSemanticChunker(EmbeddingChunker):
         prefix[1:, 1:] = sim.cumsum(axis=0).cumsum(axis=1)
 
         def reward(a: int, b: int) -> float:  # pieces a..b inclusive
-            return float(
-                prefix[b + 1, b + 1] - prefix[a, b + 1] - prefix[b + 1, a] + prefix[a, a]
-            )
+            return float(prefix[b + 1, b + 1] - prefix[a, b + 1] - prefix[b + 1, a] + prefix[a, a])
 
         assert self.chunk_size is not None
         limit = self.chunk_size

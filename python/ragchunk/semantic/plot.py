@@ -45,15 +45,33 @@ def plot(
     colours = matplotlib.colormaps["tab10"]
     for k, (first, last) in enumerate(analysis.segments()):
         ax.axvspan(first - 0.5, last + 0.5, color=colours(k % 10), alpha=0.18, linewidth=0)
-        ax.text((first + last) / 2, 1.02, str(k), ha="center", va="bottom", fontsize=7,
-                transform=ax.get_xaxis_transform())
+        ax.text(
+            (first + last) / 2,
+            1.02,
+            str(k),
+            ha="center",
+            va="bottom",
+            fontsize=7,
+            transform=ax.get_xaxis_transform(),
+        )
     ax.plot(xs, values, color="black", linewidth=1.2, label="distance to next sentence")
     if analysis.breakpoint_array is not None and analysis.breakpoint_array != list(values):
-        ax.plot(xs[: len(analysis.breakpoint_array)], analysis.breakpoint_array,
-                color="tab:blue", linewidth=0.8, alpha=0.7, label=analysis.method or "compared")
+        ax.plot(
+            xs[: len(analysis.breakpoint_array)],
+            analysis.breakpoint_array,
+            color="tab:blue",
+            linewidth=0.8,
+            alpha=0.7,
+            label=analysis.method or "compared",
+        )
     if analysis.threshold is not None and analysis.threshold == analysis.threshold:
-        ax.axhline(analysis.threshold, color="tab:red", linestyle="-", linewidth=1,
-                   label=f"threshold {analysis.threshold:.3f}")
+        ax.axhline(
+            analysis.threshold,
+            color="tab:red",
+            linestyle="-",
+            linewidth=1,
+            label=f"threshold {analysis.threshold:.3f}",
+        )
     for b in analysis.breakpoints:
         ax.axvline(b, color="tab:red", linestyle="--", linewidth=0.6, alpha=0.6)
     ax.set_xlabel("sentence")

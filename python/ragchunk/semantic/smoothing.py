@@ -38,7 +38,10 @@ def savgol_smooth(values: Sequence[float], window: int = 5, order: int = 2) -> l
 
 
 def local_minima(
-    similarities: Sequence[float], percentile: float = 50.0, window: int = 5, order: int = 2,
+    similarities: Sequence[float],
+    percentile: float = 50.0,
+    window: int = 5,
+    order: int = 2,
     min_gap: int = 2,
 ) -> tuple[list[int], list[float], float]:
     """Cuts at the local minima of the smoothed similarity curve.
@@ -46,8 +49,9 @@ def local_minima(
     What it optimises: a cut where the similarity between neighbouring windows is lowest
     *locally* (a valley of the smoothed curve), not merely above a global threshold, so
     gradual topic drift gives one cut at its deepest point instead of a run of cuts or none.
-    The ends of the curve are never valleys. A valley counts when its smoothed value is at or below the ``percentile``-th percentile
-    of the smoothed curve; valleys closer than ``min_gap`` positions keep the deeper one.
+    The ends of the curve are never valleys. A valley counts when its smoothed value is at
+    or below the ``percentile``-th percentile of the smoothed curve; valleys closer than
+    ``min_gap`` positions keep the deeper one.
 
     Returns ``(cuts, smoothed similarities, threshold)``; a cut ``i`` falls after unit ``i``.
 

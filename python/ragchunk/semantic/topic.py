@@ -44,7 +44,8 @@ class TopicChunker(EmbeddingChunker):
     words of two letters or more, CJK characters one by one, common English function words
     left out), fitted on the document itself by batch variational Bayes, starting from
     topic ``t`` = the words of the ``t``-th contiguous part of the document (plus seeded
-    noise), so the result is deterministic. Each sentence takes the most probable topic of its neighbourhood (``window``); runs
+    noise), so the result is deterministic. Each sentence takes the most probable topic of
+    its neighbourhood (``window``); runs
     of one topic form a chunk; ``chunk_size`` (tokens) is a hard maximum: a longer run is cut
     where the topic mixtures of neighbouring sentences differ most. ``metadata`` has
     ``topic`` (its index), ``keywords`` (the topic's top words) and ``sentences``.
