@@ -107,8 +107,14 @@ def main() -> None:
     for d in docs:
         LCSemantic(LCEmbeddings(lambda t: rec_lc(t).tolist())).split_text(d)
         SemanticChunker(rec_rc, chunk_size=512).split(d)
-    table = {t: v for t, v in zip(sorted(rec_lc.texts | rec_rc.texts),
-                                  model.embed(sorted(rec_lc.texts | rec_rc.texts)), strict=True)}
+    table = {
+        t: v
+        for t, v in zip(
+            sorted(rec_lc.texts | rec_rc.texts),
+            model.embed(sorted(rec_lc.texts | rec_rc.texts)),
+            strict=True,
+        )
+    }
     lc_table = {t: v.astype(np.float64).tolist() for t, v in table.items()}
 
     def lc_lookup(texts: list[str]) -> list[list[float]]:
@@ -162,14 +168,18 @@ def main() -> None:
         st = counted.stats
         print("\n| embedder texts | requested | unique after de-dup | cache hits | embedded |")
         print("|---|---:|---:|---:|---:|")
-        print(f"| first pass (+25% repeats) | {st.requested} | {st.unique} | {st.cache_hits} "
-              f"| {st.embedded} |")
+        print(
+            f"| first pass (+25% repeats) | {st.requested} | {st.unique} | {st.cache_hits} "
+            f"| {st.embedded} |"
+        )
         warm = as_embedder(model, cache=f"{tmp}/cache.sqlite")
         s2 = SemanticChunker(warm, chunk_size=512)
         t_warm = median_time(lambda: [s2.split(d) for d in docs], 1)
         w = warm.stats
-        print(f"| warm cache, all documents again ({t_warm:.3f} s) | {w.requested} | "
-              f"{w.unique} | {w.cache_hits} | {w.embedded} |")
+        print(
+            f"| warm cache, all documents again ({t_warm:.3f} s) | {w.requested} | "
+            f"{w.unique} | {w.cache_hits} | {w.embedded} |"
+        )
 
 
 if __name__ == "__main__":

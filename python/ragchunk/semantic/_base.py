@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core.chunk import Chunk, Splitter, check_texts, check_workers
 from ..embeddings._counting import BatchCounter, batch_counter
+from ..embeddings._numpy import np
 from ..embeddings.base import ManagedEmbedder, as_embedder
 from ..splitters._common import check_int, check_text
 from ..splitters.sentence import SentenceSplitter
@@ -79,6 +80,9 @@ class EmbeddingChunker(Splitter):
     """
 
     embedder: ManagedEmbedder | None
+    # the last text's unit and group counts, reused by the next steps of the same call
+    _memo: tuple[str, list[tuple[int, int]], list[int]] | None = None
+    _memo_groups: tuple[str, list[tuple[int, int]], list[int]] | None = None
     chunk_size: int | None
     tokenizer: Any
     _count: BatchCounter
@@ -123,15 +127,18 @@ class EmbeddingChunker(Splitter):
         if self.chunk_size is None or not units:
             return units
         limit = self.chunk_size
+        fitted_at: int | None = None
         while True:
-            units = self._fit(text, units, limit, self.tokenizer, self._count)
             extents = group_spans(text, units, [(i, i) for i in range(len(units))])
             counts = self._count([text[s:e] for s, e in extents])
             over = [i for i, n in enumerate(counts) if n > self.chunk_size]
-            if not over or limit == 1:
+            if not over or (limit == 1 and fitted_at == 1):
+                self._memo = (text, units, counts)
                 return units
-            limit -= max(1, max(counts[i] for i in over) - self.chunk_size)
-            limit = max(limit, 1)
+            if fitted_at == limit:  # cut at this limit already: leave room for whitespace
+                limit = max(1, limit - max(1, max(counts[i] for i in over) - self.chunk_size))
+            units = self._fit(text, units, limit, self.tokenizer, self._count)
+            fitted_at = limit
 
     def windows(self, text: str, units: list[tuple[int, int]], buffer: int) -> list[str]:
         """For each unit, the source slice from ``buffer`` units before to ``buffer`` after,
@@ -175,21 +182,24 @@ class EmbeddingChunker(Splitter):
         if self.chunk_size is None:
             return groups
         limit = self.chunk_size
-        extents = group_spans(text, units, [(i, i) for i in range(len(units))])
-        unit_counts = self._count([text[s:e] for s, e in extents])
+        memo = self._memo
+        if memo is not None and memo[0] is text and memo[1] == units:
+            unit_counts = memo[2]
+        else:
+            extents = group_spans(text, units, [(i, i) for i in range(len(units))])
+            unit_counts = self._count([text[s:e] for s, e in extents])
         prefix = [0]
         for c in unit_counts:
             prefix.append(prefix[-1] + c)
-        dist = list(distances) + [0.0]
+        dist = np.asarray([*distances, 0.0], dtype=np.float64)
 
         def cut_point(first: int, last: int) -> int:
-            best, at = -1.0, first
-            for i in range(first, last):  # a cut after unit i
-                if dist[i] > best:
-                    best, at = dist[i], i
-            return at
+            # a cut after unit i, first <= i < last: the largest distance (the first of equals)
+            return first + int(np.argmax(dist[first:last]))
 
-        def split(group: tuple[int, int], fits: Callable[[int, int], bool]) -> list[tuple[int, int]]:
+        def split(
+            group: tuple[int, int], fits: Callable[[int, int], bool]
+        ) -> list[tuple[int, int]]:
             out: list[tuple[int, int]] = []
             todo = [group]
             while todo:
@@ -215,11 +225,16 @@ class EmbeddingChunker(Splitter):
         spans = group_spans(text, units, estimated)
         counts = self._count([text[s:e] for s, e in spans])
         final: list[tuple[int, int]] = []
+        exact_counts: list[int] = []
         for g, n in zip(estimated, counts, strict=True):
             if n <= limit or g[0] == g[1]:
                 final.append(g)
+                exact_counts.append(n)
             else:
-                final.extend(split(g, lambda a, b: exact(a, b) <= limit))
+                parts = split(g, lambda a, b: exact(a, b) <= limit)
+                final.extend(parts)
+                exact_counts.extend(exact(a, b) for a, b in parts)
+        self._memo_groups = (text, final, exact_counts)
         return final
 
     def _chunks(
@@ -231,7 +246,11 @@ class EmbeddingChunker(Splitter):
         reasons: dict[int, str],
     ) -> list[Chunk]:
         spans = group_spans(text, units, groups)
-        counts = self._count([text[s:e] for s, e in spans])
+        memo = self._memo_groups
+        if memo is not None and memo[0] is text and memo[1] == groups:
+            counts = memo[2]
+        else:
+            counts = self._count([text[s:e] for s, e in spans])
         out = []
         for k, ((first, last), (s, e), n) in enumerate(zip(groups, spans, counts, strict=True)):
             meta: dict[str, Any] = {
