@@ -31,7 +31,6 @@ offline_tiktoken()
 import numpy as np  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
 from langchain_experimental.text_splitter import SemanticChunker as LCSemantic  # noqa: E402
-
 from ragchunk.embeddings import as_embedder, load_wordllama  # noqa: E402
 from ragchunk.semantic import SemanticChunker  # noqa: E402
 

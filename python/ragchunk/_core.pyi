@@ -31,13 +31,13 @@ __all__ = [
     "naive_merge_offsets",
     "parse_delimiter_field",
     "remove_tag",
-    "sentence_spans",
     "semantic_distances",
     "semantic_gradient",
     "semantic_mean_pool",
     "semantic_percentiles",
     "semantic_similarity_matrix",
     "semantic_stats",
+    "sentence_spans",
 ]
 __version__: str
 
