@@ -124,9 +124,10 @@ class EmbedderStats:
 
 class ManagedEmbedder:
     """Any embedder behind one front: identical texts embedded once, batches of at most
-    ``batch_size`` texts, an optional persistent :class:`EmbeddingCache`, results validated
-    (:func:`check_embeddings`), and the window guard: with ``max_tokens`` known, a text longer
-    than the window is a ``ValueError`` (the chunkers split first; nothing is truncated).
+    ``batch_size`` texts of similar lengths (models pad a batch to its longest text), an
+    optional persistent :class:`EmbeddingCache`, results validated (:func:`check_embeddings`),
+    and the window guard: with ``max_tokens`` known, a text longer than the window is a
+    ``ValueError`` (the chunkers split first; nothing is truncated).
 
     Build it with :func:`as_embedder`.
 
@@ -238,6 +239,8 @@ class ManagedEmbedder:
             self.stats.cache_hits += len(vectors)
         todo = [i for i in range(len(unique)) if i not in vectors]
         self.check_window([unique[i] for i in todo])
+        # similar lengths batched together: models pad each batch to its longest text
+        todo.sort(key=lambda i: len(unique[i]))
         for start in range(0, len(todo), self.batch_size):
             part = todo[start : start + self.batch_size]
             batch = [unique[i] for i in part]

@@ -64,9 +64,7 @@ class OpenAICompatibleEmbedder:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an int >= 1, got {value!r}")
         if max_tokens > batch_tokens:
-            raise ValueError(
-                f"batch_tokens ({batch_tokens}) must be >= max_tokens ({max_tokens})"
-            )
+            raise ValueError(f"batch_tokens ({batch_tokens}) must be >= max_tokens ({max_tokens})")
         self.model = model
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
@@ -123,11 +121,11 @@ class OpenAICompatibleEmbedder:
         data = answer.get("data") if isinstance(answer, dict) else None
         if not isinstance(data, list) or len(data) != len(texts):
             got = len(data) if isinstance(data, list) else "no"
-            raise ValueError(
-                f"{self.model!r} answered {got} embeddings for {len(texts)} inputs"
-            )
+            raise ValueError(f"{self.model!r} answered {got} embeddings for {len(texts)} inputs")
         rows = sorted(data, key=lambda d: int(d.get("index", 0)))
-        return check_embeddings([r.get("embedding") for r in rows], len(texts), "the endpoint's answer")
+        return check_embeddings(
+            [r.get("embedding") for r in rows], len(texts), "the endpoint's answer"
+        )
 
     def embed(self, texts: list[str]) -> Any:
         """``(len(texts), dim)`` float32 vectors in input order."""

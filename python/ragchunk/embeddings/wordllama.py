@@ -54,12 +54,14 @@ def load_wordllama(dim: int = 256, config: str = "l2_supercat") -> WordLlamaEmbe
     FileNotFoundError: WordLlama weights not shipped: .../l2_supercat_3.safetensors
     """
     try:
-        import wordllama
+        import wordllama  # type: ignore[import-untyped]
         from safetensors import safe_open
         from tokenizers import Tokenizer
-        from wordllama.inference import WordLlamaInference
+        from wordllama.inference import WordLlamaInference  # type: ignore[import-untyped]
     except ImportError as exc:
-        raise ImportError("load_wordllama needs the wordllama package: pip install wordllama") from exc
+        raise ImportError(
+            "load_wordllama needs the wordllama package: pip install wordllama"
+        ) from exc
     root = Path(wordllama.__file__).resolve().parent
     weights = root / "weights" / f"{config}_{dim}.safetensors"
     tokenizer_file = root / "tokenizers" / f"{config}_tokenizer_config.json"
