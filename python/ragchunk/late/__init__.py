@@ -88,9 +88,9 @@ def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, i
     if n_tokens <= window:
         return [(0, n_tokens, 0, n_tokens)]
     step = window - overlap
-    starts = list(range(0, n_tokens - window, step)) + [n_tokens - window]
+    starts = [*range(0, n_tokens - window, step), n_tokens - window]
     starts = sorted(set(starts))
-    out = []
+    out: list[tuple[int, int, int, int]] = []
     for k, s in enumerate(starts):
         e = s + window
         keep_s = 0 if k == 0 else (s + out[-1][1]) // 2
@@ -187,7 +187,11 @@ def late_chunk(
     keep = [i for i, (s, e) in enumerate(offsets) if e > s]
     order = sorted(keep, key=lambda i: offsets[i][0])
     toks = [offsets[i] for i in order]
-    mat = np.ascontiguousarray(vectors[order]) if order else np.zeros((0, vectors.shape[1]), np.float32)
+    mat = (
+        np.ascontiguousarray(vectors[order])
+        if order
+        else np.zeros((0, vectors.shape[1]), np.float32)
+    )
     pooled = _numeric.mean_pool(mat, toks, spans)
     empty = np.isnan(pooled).any(axis=1)
     if empty.any():
@@ -198,7 +202,9 @@ def late_chunk(
     return pooled.astype(np.float32)
 
 
-def _windowed(token_embedder: Any, text: str, window: int, overlap: int) -> tuple[Any, list[tuple[int, int]]]:
+def _windowed(
+    token_embedder: Any, text: str, window: int, overlap: int
+) -> tuple[Any, list[tuple[int, int]]]:
     """Token vectors of a long text from overlapping macro windows."""
     tokenize = getattr(token_embedder, "tokenize", None)
     if tokenize is None:

@@ -10,9 +10,7 @@ from typing import Any
 import numpy as np
 
 
-def mean_pool(
-    m: Any, tokens: Sequence[tuple[int, int]], chunks: Sequence[tuple[int, int]]
-) -> Any:
+def mean_pool(m: Any, tokens: Sequence[tuple[int, int]], chunks: Sequence[tuple[int, int]]) -> Any:
     """``(len(chunks), dim)`` float32 means."""
     x = np.asarray(m, dtype=np.float64)
     out = np.full((len(chunks), x.shape[1]), np.nan, dtype=np.float32)
