@@ -17,7 +17,7 @@ from ragchunk.embeddings import (
     load_wordllama,
 )
 
-from .helpers import hashed_counts, langchain_embeddings
+from .fakes import hashed_counts, langchain_embeddings
 
 pytestmark = pytest.mark.single_backend
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from ragchunk.semantic import SemanticChunker
 
-from .helpers import corpus_sample, hashed_counts, langchain_embeddings
+from .fakes import corpus_sample, hashed_counts, langchain_embeddings
 
 lc = pytest.importorskip("langchain_experimental.text_splitter")
 

@@ -7,7 +7,7 @@ import pytest
 from invariants import check_chunks, ordinary_count
 from ragchunk.semantic import ClusterSemanticChunker, SemanticChunker, TopicChunker
 
-from .helpers import corpus_sample, hashed_counts
+from .fakes import corpus_sample, hashed_counts
 from .test_semantic_chunker import covers_everything
 
 COUNT = ordinary_count()

@@ -11,7 +11,7 @@ from invariants import check_chunks, ordinary_count
 from ragchunk.embeddings import as_embedder
 from ragchunk.semantic import BREAKPOINT_DEFAULTS, SemanticChunker
 
-from .helpers import corpus_sample, hashed_counts
+from .fakes import corpus_sample, hashed_counts
 
 COUNT = ordinary_count()
 KINDS = list(BREAKPOINT_DEFAULTS)
