@@ -21,3 +21,4 @@ pub mod tokenizer;
 
 #[cfg(feature = "python")]
 mod python;
+pub mod semantic;

@@ -110,3 +110,12 @@ def tiktoken_cl100k() -> object:
     import tiktoken
 
     return tiktoken.get_encoding("cl100k_base")
+
+
+@pytest.fixture
+def openai_server() -> object:
+    """A local OpenAI-compatible server (``tests/openai_server.py``) on 127.0.0.1, port 0."""
+    from openai_server import OpenAIServer
+
+    with OpenAIServer() as server:
+        yield server

@@ -38,6 +38,12 @@ __all__ = [
     "naive_merge_offsets",
     "parse_delimiter_field",
     "remove_tag",
+    "semantic_distances",
+    "semantic_gradient",
+    "semantic_mean_pool",
+    "semantic_percentiles",
+    "semantic_similarity_matrix",
+    "semantic_stats",
     "sentence_spans",
 ]
 __version__: str
@@ -314,3 +320,29 @@ class Bm25Index:
     def scores(self, query: list[str]) -> list[float]: ...
     def search_tokens(self, queries: list[list[str]], k: int) -> list[list[tuple[int, float]]]: ...
     def search(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]: ...
+
+# Embedding-driven chunking's numeric core: matrices as little-endian float32 bytes + shape.
+
+def semantic_distances(data: bytes, rows: int, dim: int) -> list[float]:
+    """``1 - cos(row i, row i + 1)`` for consecutive rows (zero vector: distance 1)."""
+
+def semantic_similarity_matrix(data: bytes, rows: int, dim: int) -> list[float]:
+    """The ``rows x rows`` cosine similarity matrix, row-major."""
+
+def semantic_stats(values: list[float], q: float) -> tuple[float, float, float]:
+    """``(np.percentile(values, q), np.mean(values), np.std(values))``."""
+
+def semantic_percentiles(values: list[float], qs: list[float]) -> list[float]:
+    """``np.percentile(values, q)`` for each ``q``."""
+
+def semantic_gradient(values: list[float]) -> list[float]:
+    """``np.gradient(values, range(len(values)))``."""
+
+def semantic_mean_pool(
+    data: bytes,
+    rows: int,
+    dim: int,
+    tokens: list[tuple[int, int]],
+    chunks: list[tuple[int, int]],
+) -> list[float]:
+    """Mean token vector per chunk span, flattened (NaN rows for chunks without tokens)."""

@@ -23,6 +23,7 @@ mod eval;
 mod flow;
 mod guard;
 mod ragflow;
+mod semantic;
 mod strings;
 mod structured;
 
@@ -72,5 +73,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
     m.add_class::<eval::PyBm25Index>()?;
     m.add_function(wrap_pyfunction!(eval::bm25_tokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_distances, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_similarity_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_stats, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_percentiles, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_gradient, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
     Ok(())
 }

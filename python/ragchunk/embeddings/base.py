@@ -1,0 +1,300 @@
+"""The one embedder protocol, the adapters that make any common embedding object fit it, and
+the wrapper every embedding-aware chunker calls through (validation, de-duplication,
+batching, cache, window guard)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from ._counting import BatchCounter, batch_counter
+from ._numpy import np
+from .cache import EmbeddingCache
+
+__all__ = [
+    "Embedder",
+    "EmbedderStats",
+    "ManagedEmbedder",
+    "as_embedder",
+    "check_embeddings",
+]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything with ``embed(texts) -> array of shape (len(texts), dim)``.
+
+    An embedder may also declare ``max_tokens`` (its input window) and ``tokenizer`` (a
+    built-in encoding name or a ``str -> int`` counter) and ``model`` (a name, the cache key);
+    ragchunk then never sends it a text longer than the window.
+
+    >>> import numpy as np
+    >>> class Ones:
+    ...     def embed(self, texts):
+    ...         return np.ones((len(texts), 2), dtype=np.float32)
+    >>> isinstance(Ones(), Embedder)
+    True
+    """
+
+    def embed(self, texts: list[str]) -> Any: ...
+
+
+def check_embeddings(value: Any, rows: int, name: str = "embeddings") -> Any:
+    """``value`` as a C-contiguous float32 ``(rows, dim)`` array, or a clear error naming
+    ``name``: ``TypeError`` for a non-numeric or non-float result, ``ValueError`` for a wrong
+    shape, a wrong number of rows, or NaN/infinite values.
+
+    >>> check_embeddings([[1.0, 0.0]], 1).dtype
+    dtype('float32')
+    >>> check_embeddings([[1.0, float("nan")]], 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: embeddings holds NaN or infinite values (row 0)
+    """
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 2-D array of floats: {exc}") from None
+    if arr.dtype == object:
+        raise TypeError(f"{name} must be a 2-D array of floats, got ragged or non-numeric data")
+    if not np.issubdtype(arr.dtype, np.floating):
+        raise TypeError(f"{name} must hold floats, got dtype {arr.dtype}")
+    if rows == 0 and arr.size == 0:
+        return np.zeros((0, arr.shape[-1] if arr.ndim == 2 else 0), dtype=np.float32)
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be 2-D (rows, dim), got shape {arr.shape}")
+    if arr.shape[0] != rows:
+        raise ValueError(f"{name} has {arr.shape[0]} rows for {rows} texts")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has zero-length vectors")
+    out = np.ascontiguousarray(arr, dtype=np.float32)
+    finite = np.isfinite(out).all(axis=1)
+    if not finite.all():
+        raise ValueError(f"{name} holds NaN or infinite values (row {int(np.argmin(finite))})")
+    return out
+
+
+def _raw_function(obj: Any) -> tuple[Callable[[list[str]], Any], str]:
+    """``(texts -> vectors, kind)`` for the supported embedding objects."""
+    if hasattr(obj, "embed_documents"):  # LangChain Embeddings
+        return (lambda texts: obj.embed_documents(texts)), "langchain"
+    if hasattr(obj, "get_text_embedding_batch"):  # LlamaIndex BaseEmbedding
+        return (lambda texts: obj.get_text_embedding_batch(texts)), "llamaindex"
+    if hasattr(obj, "embed") and callable(obj.embed):
+        return (lambda texts: obj.embed(texts)), "embed"
+    if hasattr(obj, "encode") and callable(obj.encode):  # sentence-transformers, model2vec
+        return (lambda texts: obj.encode(texts)), "encode"
+    if callable(obj):
+        return (lambda texts: obj(texts)), "callable"
+    raise TypeError(
+        "embedder must be callable or have embed(), encode(), embed_documents() or "
+        f"get_text_embedding_batch(), got {type(obj).__name__}"
+    )
+
+
+def _model_name(obj: Any) -> str:
+    for attr in ("model", "model_name", "name"):
+        value = getattr(obj, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return f"{type(obj).__module__}.{type(obj).__qualname__}"
+
+
+@dataclass
+class EmbedderStats:
+    """What a :class:`ManagedEmbedder` did: ``requested`` texts asked for, ``unique`` after
+    de-duplication, ``cache_hits``, ``embedded`` texts sent to the model, in ``calls`` calls.
+
+    >>> EmbedderStats().saved
+    0
+    """
+
+    requested: int = 0
+    unique: int = 0
+    cache_hits: int = 0
+    embedded: int = 0
+    calls: int = 0
+
+    @property
+    def saved(self) -> int:
+        """Texts the model did not have to embed (duplicates and cache hits)."""
+        return self.requested - self.embedded
+
+
+class ManagedEmbedder:
+    """Any embedder behind one front: identical texts embedded once, batches of at most
+    ``batch_size`` texts of similar lengths (models pad a batch to its longest text), an
+    optional persistent :class:`EmbeddingCache`, results validated (:func:`check_embeddings`),
+    and the window guard: with ``max_tokens`` known, a text longer than the window is a
+    ``ValueError`` (the chunkers split first; nothing is truncated).
+
+    Build it with :func:`as_embedder`.
+
+    >>> import numpy as np
+    >>> calls = []
+    >>> def fn(texts):
+    ...     calls.append(len(texts))
+    ...     return np.array([[len(t), 1.0] for t in texts])
+    >>> e = as_embedder(fn, batch_size=2)
+    >>> e.embed(["a", "bb", "a", "ccc"]).shape, calls
+    ((4, 2), [2, 1])
+    >>> e.stats.saved
+    1
+    """
+
+    def __init__(
+        self,
+        embedder: Any,
+        *,
+        batch_size: int = 256,
+        cache: EmbeddingCache | str | None = None,
+        max_tokens: int | None = None,
+        tokenizer: Any = None,
+        model: str | None = None,
+    ) -> None:
+        self._fn, self.kind = _raw_function(embedder)
+        self.inner = embedder
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+        self.batch_size = batch_size
+        if isinstance(cache, str):
+            cache = EmbeddingCache(cache)
+        if cache is not None and not isinstance(cache, EmbeddingCache):
+            raise TypeError(f"cache must be an EmbeddingCache, a path or None, got {cache!r}")
+        self.cache = cache
+        if max_tokens is None:
+            max_tokens = getattr(embedder, "max_tokens", None)
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+        ):
+            raise ValueError(f"max_tokens must be an int >= 1 or None, got {max_tokens!r}")
+        self.max_tokens: int | None = max_tokens
+        if tokenizer is None:
+            tokenizer = getattr(embedder, "tokenizer", None)
+            if tokenizer is not None and not (isinstance(tokenizer, str) or callable(tokenizer)):
+                tokenizer = None  # a model's own tokenizer object, not a counter
+        if max_tokens is not None and tokenizer is None:
+            tokenizer = "cl100k_base"
+        self.tokenizer = tokenizer
+        self._count: BatchCounter | None = (
+            batch_counter(tokenizer) if tokenizer is not None else None
+        )
+        self.model = model if model is not None else _model_name(embedder)
+        self.stats = EmbedderStats()
+
+    def __repr__(self) -> str:
+        return (
+            f"ManagedEmbedder({self.model!r}, kind={self.kind!r}, batch_size={self.batch_size}, "
+            f"max_tokens={self.max_tokens}, cache={self.cache!r})"
+        )
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Token counts of ``texts`` in the embedder's tokenizer (``len`` when none is known)."""
+        if self._count is None:
+            return [len(t) for t in texts]
+        return self._count(texts)
+
+    def check_window(self, texts: Sequence[str]) -> None:
+        """``ValueError`` when a text exceeds ``max_tokens``."""
+        if self.max_tokens is None or self._count is None:
+            return
+        for i, n in enumerate(self._count(texts)):
+            if n > self.max_tokens:
+                raise ValueError(
+                    f"texts[{i}] has {n} tokens, more than the embedder's max_tokens "
+                    f"({self.max_tokens}); split it first (ragchunk never truncates)"
+                )
+
+    def _call(self, texts: list[str]) -> Any:
+        self.stats.calls += 1
+        try:
+            result = self._fn(texts)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"embedder raised on a batch of {len(texts)} texts: {exc}") from exc
+        except Exception as exc:
+            raise ValueError(
+                f"embedder raised {type(exc).__name__} on a batch of {len(texts)} texts: {exc}"
+            ) from exc
+        return check_embeddings(result, len(texts), "embedder's result")
+
+    def embed(self, texts: list[str]) -> Any:
+        """``(len(texts), dim)`` float32 vectors, row ``i`` for ``texts[i]``."""
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+        self.stats.requested += len(texts)
+        position: dict[str, int] = {}
+        unique: list[str] = []
+        for t in texts:
+            if t not in position:
+                position[t] = len(unique)
+                unique.append(t)
+        self.stats.unique += len(unique)
+        vectors: dict[int, Any] = {}
+        if self.cache is not None and unique:
+            vectors = self.cache.get(self.model, unique)
+            self.stats.cache_hits += len(vectors)
+        todo = [i for i in range(len(unique)) if i not in vectors]
+        self.check_window([unique[i] for i in todo])
+        # similar lengths batched together: models pad each batch to its longest text
+        todo.sort(key=lambda i: len(unique[i]))
+        for start in range(0, len(todo), self.batch_size):
+            part = todo[start : start + self.batch_size]
+            batch = [unique[i] for i in part]
+            out = self._call(batch)
+            self.stats.embedded += len(batch)
+            if self.cache is not None:
+                self.cache.put(self.model, batch, out)
+            for i, row in zip(part, out, strict=True):
+                vectors[i] = row
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        dims = {v.shape[0] for v in vectors.values()}
+        if len(dims) != 1:
+            raise ValueError(f"embedder returned vectors of different lengths: {sorted(dims)}")
+        table = np.stack([vectors[i] for i in range(len(unique))]).astype(np.float32)
+        return np.ascontiguousarray(table[[position[t] for t in texts]])
+
+
+def as_embedder(
+    embedder: Any,
+    *,
+    batch_size: int = 256,
+    cache: EmbeddingCache | str | None = None,
+    max_tokens: int | None = None,
+    tokenizer: Any = None,
+    model: str | None = None,
+) -> ManagedEmbedder:
+    """Wrap any supported embedder in a :class:`ManagedEmbedder`.
+
+    Accepted: an object with ``embed(texts)``, a plain callable ``texts -> vectors``, objects
+    with ``.encode(texts)`` (sentence-transformers, model2vec, WordLlama), LangChain
+    ``Embeddings`` (``embed_documents``), LlamaIndex ``BaseEmbedding``
+    (``get_text_embedding_batch``), an :class:`~ragchunk.embeddings.OpenAICompatibleEmbedder`,
+    or a ``ManagedEmbedder`` (returned as is when no option is given). ``max_tokens``,
+    ``tokenizer`` and ``model`` override what the embedder declares.
+
+    >>> e = as_embedder(lambda texts: [[1.0, 0.0] for _ in texts], model="ones")
+    >>> e.embed(["x"]).tolist(), e.model
+    ([[1.0, 0.0]], 'ones')
+    >>> as_embedder(42)
+    Traceback (most recent call last):
+    ...
+    TypeError: embedder must be callable or have embed(), encode(), embed_documents() or \
+get_text_embedding_batch(), got int
+    """
+    if isinstance(embedder, ManagedEmbedder):
+        if cache is None and max_tokens is None and tokenizer is None and model is None:
+            return embedder
+        embedder = embedder.inner
+    return ManagedEmbedder(
+        embedder,
+        batch_size=batch_size,
+        cache=cache,
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+        model=model,
+    )

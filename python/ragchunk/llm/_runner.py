@@ -1,0 +1,100 @@
+"""Running chunkers written as generators of model-call rounds, synchronously or on asyncio.
+
+A chunker's work on one document is a generator: it yields a list of prompts (one round of
+independent calls), receives the answers (a ``str`` or the exception of a failed call, in
+order) and finally returns its result. Rounds of several documents run together, so calls of
+different documents share the model's concurrency bound.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Generator, Sequence
+from typing import Any, TypeVar
+
+from .base import LLM, Prompt
+
+T = TypeVar("T")
+Answer = "str | BaseException"
+Job = Generator[list[Prompt], list[Any], T]
+
+__all__ = ["adrive", "drive", "json_payload"]
+
+
+def drive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
+    """Run ``jobs`` to completion with threads; results in input order."""
+    results: list[Any] = [None] * len(jobs)
+    pending: dict[int, list[Prompt]] = {}
+    for i, job in enumerate(jobs):
+        _advance(job, i, None, pending, results)
+    while pending:
+        order = list(pending)
+        prompts = [p for i in order for p in pending[i]]
+        answers = llm.complete_many(prompts)
+        at = 0
+        batch = {i: pending.pop(i) for i in order}
+        for i in order:
+            n = len(batch[i])
+            _advance(jobs[i], i, answers[at : at + n], pending, results)
+            at += n
+    return results
+
+
+async def adrive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
+    """Run ``jobs`` to completion on the running event loop; results in input order."""
+    results: list[Any] = [None] * len(jobs)
+    pending: dict[int, list[Prompt]] = {}
+    for i, job in enumerate(jobs):
+        _advance(job, i, None, pending, results)
+    while pending:
+        order = list(pending)
+        prompts = [p for i in order for p in pending[i]]
+        answers = await llm.acomplete_many(prompts)
+        at = 0
+        batch = {i: pending.pop(i) for i in order}
+        for i in order:
+            n = len(batch[i])
+            _advance(jobs[i], i, answers[at : at + n], pending, results)
+            at += n
+    return results
+
+
+def _advance(
+    job: Job[Any],
+    index: int,
+    answers: list[Any] | None,
+    pending: dict[int, list[Prompt]],
+    results: list[Any],
+) -> None:
+    try:
+        while True:
+            prompts = next(job) if answers is None else job.send(answers)
+            if prompts:
+                pending[index] = list(prompts)
+                return
+            answers = []  # an empty round needs no call
+    except StopIteration as done:
+        results[index] = done.value
+
+
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+
+
+def json_payload(answer: str, opening: str) -> Any:
+    """The first JSON value starting with ``opening`` (``[`` or ``{``) in a model answer,
+    code fences and surrounding prose ignored. Raises ``ValueError`` when there is none."""
+    text = answer.strip()
+    fenced = _FENCE.search(text)
+    candidates = [fenced.group(1).strip()] if fenced else []
+    candidates.append(text)
+    decoder = json.JSONDecoder()
+    for candidate in candidates:
+        at = candidate.find(opening)
+        while at != -1:
+            try:
+                value, _ = decoder.raw_decode(candidate, at)
+                return value
+            except ValueError:
+                at = candidate.find(opening, at + 1)
+    raise ValueError(f"no JSON {'list' if opening == '[' else 'object'} in the answer")
