@@ -88,10 +88,11 @@ def build_chunker(name: str, options: dict[str, Any], chunk_size: int | None = N
     """The chunker ``name`` (a :data:`CHUNKERS` alias or a class name) built with
     ``options``; ``chunk_size`` fills the class's size argument when given.
 
-    >>> build_chunker("recursive", {"length": "chars"}, 100)
-    RecursiveSplitter(chunk_size=100, chunk_overlap=0, separators=['\\n\\n', '\\n', ' ', ''], \
-keep_separator='start', is_separator_regex=False, length='chars', tokenizer='cl100k_base', \
-strip_whitespace=True)
+    >>> import ragchunk
+    >>> build_chunker("recursive", {"length": "chars"}, 100) == ragchunk.RecursiveSplitter(
+    ...     100, length="chars"
+    ... )
+    True
     """
     import ragchunk
 
@@ -330,7 +331,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
         schema = output_schema([pa.field("source", pa.string())])
     out: IO[str] | None = None
     if args.format != "parquet":
-        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout  # noqa: SIM115
+        out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     writer = _Writer(args.format, out, args.out)
 
     sources: list[Source] = []

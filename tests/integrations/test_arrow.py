@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-
 import ragchunk
 from ragchunk.io.arrow import OUTPUT_COLUMNS, chunk_table, has_arrow_path
 
@@ -149,9 +148,7 @@ def test_invalid_utf8_names_the_row() -> None:
 def test_token_chunker_rows() -> None:
     chunker = ragchunk.TokenChunker(16)
     out = chunk_table(pa.table({"text": DOCS}), chunker)
-    assert out.column("text").to_pylist() == [
-        c["content"] for d in DOCS for c in chunker.invoke(d)
-    ]
+    assert out.column("text").to_pylist() == [c["content"] for d in DOCS for c in chunker.invoke(d)]
     assert set(out.column("start").to_pylist()) == {None}
 
 

@@ -12,7 +12,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 import ragchunk
 from ragchunk import cli
 

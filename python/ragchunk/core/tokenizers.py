@@ -113,9 +113,7 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
             return ResolvedTokenizer(builtin=name)
         encode = tokenizer.encode
         exact = _checked(lambda text: len(encode(text)), "tiktoken.Encoding.encode")
-        return ResolvedTokenizer(
-            exact=exact, ragflow=_zero_on_value_error(exact), source=tokenizer
-        )
+        return ResolvedTokenizer(exact=exact, ragflow=_zero_on_value_error(exact), source=tokenizer)
     if module.startswith("tokenizers") and hasattr(tokenizer, "encode"):
         hf_encode = tokenizer.encode
         exact = _checked(

@@ -194,8 +194,7 @@ def chunk_table(
         if pa.types.is_null(column.type) and on_null == "skip":
             return output_schema([tbl.schema.field(n) for n in ids]).empty_table()
         raise TypeError(
-            f"column {text_column!r} must hold strings (string or large_string), "
-            f"got {column.type}"
+            f"column {text_column!r} must hold strings (string or large_string), got {column.type}"
         )
     if column.null_count:
         valid = pc.is_valid(column)
