@@ -267,7 +267,7 @@ class _Writer:
                 out.write(f"--- {source} [{c['chunk_index']}] ---\n{c['text']}\n")
 
     def write_table(self, table: Any) -> None:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
         if self._parquet is None:
             assert self.path is not None

@@ -123,9 +123,12 @@ impl Columns {
             for (k, (start, end, size, joined)) in chunks.iter().enumerate() {
                 out.doc.push(u32::try_from(row).expect("rows fit in u32"));
                 out.index.push(u32::try_from(k).expect("chunks fit in u32"));
-                out.start.push(i64::try_from(*start).expect("offset fits in i64"));
-                out.end.push(i64::try_from(*end).expect("offset fits in i64"));
-                out.size.push(i64::try_from(*size).expect("size fits in i64"));
+                out.start
+                    .push(i64::try_from(*start).expect("offset fits in i64"));
+                out.end
+                    .push(i64::try_from(*end).expect("offset fits in i64"));
+                out.size
+                    .push(i64::try_from(*size).expect("size fits in i64"));
                 match joined {
                     Some(j) => {
                         out.rejoined.push(1);

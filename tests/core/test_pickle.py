@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 import ragchunk
 
 TEXT = "# Title\n\nOne sentence here. Another one follows.\n\n## Part\n\nMore text, and more.\n"
@@ -53,7 +52,9 @@ FACTORIES: dict[str, list[Callable[[], Any]]] = {
     ],
     "MergeStrategy": [lambda: ragchunk.MergeStrategy.HARD_CAP],
     "PaperChunk": [],  # a TypedDict: its values are plain dicts
-    "PaperSection": [lambda: ragchunk.PaperSection("figure", "", [(2, 5, 30, 40, 60)], caption="Fig. 1")],
+    "PaperSection": [
+        lambda: ragchunk.PaperSection("figure", "", [(2, 5, 30, 40, 60)], caption="Fig. 1")
+    ],
     "PipelineChunk": [],  # a TypedDict: its values are plain dicts
     "RagchunkError": [lambda: ragchunk.RagchunkError("boom")],
     "RecursiveSplitter": [

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import ragchunk
 from ragchunk.io.arrow import chunk_table
 
@@ -172,7 +171,7 @@ def test_spark_udtf_in_sql(spark: Any, parquet_corpus: Path) -> None:
         rows = spark.sql(
             "SELECT d.doc_id, c.* FROM docs d, LATERAL ragchunk_chunks(d.text) c"
         ).collect()
-    got = sorted(((r["doc_id"], r["chunk_index"], r["text"], r["start"], r["end"]) for r in rows))
+    got = sorted((r["doc_id"], r["chunk_index"], r["text"], r["start"], r["end"]) for r in rows)
     expected = sorted(
         (r["doc_id"], r["chunk_index"], r["text"], r["start"], r["end"])
         for r in chunk_table(_corpus(), CHUNKER, id_columns=["doc_id"]).to_pylist()

@@ -80,7 +80,7 @@ def default_concurrency(cpus: float | None = None) -> int:
     if cpus is None:
         import ray
 
-        cpus = ray.cluster_resources().get("CPU", 1)
+        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
     return max(1, int(cpus) - 1)
 
 

@@ -54,7 +54,7 @@ def arrow_chunker(
     """
 
     def chunk_batches(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa
+        import pyarrow as pa  # type: ignore[import-untyped]
 
         for batch in batches:
             table = chunk_table(

@@ -32,14 +32,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import Splitter, check_workers
 from ..ragflow.pipeline import TokenChunker
-
-if TYPE_CHECKING:
-    import pyarrow as pa
 
 __all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema"]
 
@@ -51,7 +48,7 @@ _ON_NULL = ("error", "skip")
 
 def _pyarrow() -> Any:
     try:
-        import pyarrow
+        import pyarrow  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - exercised only without the extra
         raise ImportError(
             "ragchunk.io.arrow needs pyarrow: pip install 'ragchunk[arrow]'"
@@ -59,7 +56,7 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def output_schema(id_fields: Sequence[pa.Field] = ()) -> pa.Schema:
+def output_schema(id_fields: Sequence[Any] = ()) -> Any:
     """The schema of :func:`chunk_table`'s result, after the given id fields.
 
     >>> output_schema().names
@@ -106,7 +103,7 @@ def _arrow_core(chunker: object) -> Any:
     return obj if hasattr(obj, "split_arrow") else None
 
 
-def _as_table(data: object) -> pa.Table:
+def _as_table(data: object) -> Any:
     pa = _pyarrow()
     if isinstance(data, pa.Table):
         return data
@@ -130,7 +127,7 @@ def chunk_table(
     *,
     on_null: str = "error",
     workers: int | None = None,
-) -> pa.Table:
+) -> Any:
     """Chunk every document of ``table[text_column]`` with ``chunker``: one row per chunk.
 
     Args:
@@ -166,7 +163,7 @@ def chunk_table(
     ]
     """
     pa = _pyarrow()
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
 
     if not isinstance(chunker, (Splitter, TokenChunker)):
         raise TypeError(
@@ -220,18 +217,18 @@ _REJOINED = json.dumps({"rejoined": True})
 
 def _chunk_in_place(
     core_obj: Any,
-    column: pa.ChunkedArray,
-    id_table: pa.Table,
-    id_fields: list[pa.Field],
+    column: Any,
+    id_table: Any,
+    id_fields: list[Any],
     workers: int | None,
-) -> pa.Table:
+) -> Any:
     pa = _pyarrow()
     import pyarrow.compute as pc
 
-    def ints(kind: pa.DataType, n: int, data: bytes) -> pa.Array:
+    def ints(kind: Any, n: int, data: bytes) -> Any:
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
 
-    pieces: dict[str, list[pa.Array]] = {k: [] for k in ("row", *OUTPUT_COLUMNS)}
+    pieces: dict[str, list[Any]] = {k: [] for k in ("row", *OUTPUT_COLUMNS)}
     first_row = 0
     for arr in column.chunks:
         large = pa.types.is_large_string(arr.type)
@@ -268,11 +265,11 @@ def _chunk_in_place(
 
 def _chunk_from_values(
     chunker: Splitter | TokenChunker,
-    column: pa.ChunkedArray,
-    id_table: pa.Table,
-    id_fields: list[pa.Field],
+    column: Any,
+    id_table: Any,
+    id_fields: list[Any],
     workers: int | None,
-) -> pa.Table:
+) -> Any:
     pa = _pyarrow()
     texts: list[str] = column.to_pylist()
     rows: list[int] = []
@@ -290,15 +287,15 @@ def _chunk_from_values(
                 out["metadata"].append(json.dumps(meta, ensure_ascii=False))
     else:
         for row, chunks in enumerate(chunker.split_batch(texts, workers)):
-            for k, c in enumerate(chunks):
+            for k, chunk in enumerate(chunks):
                 rows.append(row)
                 out["chunk_index"].append(k)
-                out["text"].append(c.text)
-                out["start"].append(c.start)
-                out["end"].append(c.end)
-                out["token_count"].append(c.token_count)
+                out["text"].append(chunk.text)
+                out["start"].append(chunk.start)
+                out["end"].append(chunk.end)
+                out["token_count"].append(chunk.token_count)
                 out["metadata"].append(
-                    json.dumps(dict(c.metadata), ensure_ascii=False, default=str)
+                    json.dumps(dict(chunk.metadata), ensure_ascii=False, default=str)
                 )
     schema = output_schema(id_fields)
     take = pa.array(rows, type=pa.int64())
