@@ -13,7 +13,7 @@ Three ways to chunk the corpus with one splitter, measured side by side (best of
 ``chunk_dataset`` and written back, against the local ``chunk_table``, and the time of the
 same pipeline on a one-document corpus (the per-job overhead).
 
-    python benches/bench_arrow.py --repeat 5 [--ray]
+    python benches/bench_arrow.py --repeat 5 [--ray] [--corpus DIR]
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--corpus", help="a directory of .md files (default: ../shared/corpus)")
     args = parser.parse_args()
     offline_tiktoken()
 
@@ -72,7 +73,12 @@ def main() -> None:
     import ragchunk
     from ragchunk.io.arrow import chunk_table, has_arrow_path
 
-    label, docs = load_corpus()
+    if args.corpus:
+        paths = sorted(Path(args.corpus).rglob("*.md"))
+        docs = [p.read_text(encoding="utf-8") for p in paths]
+        label = f"{args.corpus} ({len(docs)} documents)"
+    else:
+        label, docs = load_corpus()
     mb = sum(len(d.encode()) for d in docs) / 1e6
     ids = list(range(len(docs)))
     table = pa.table({"doc_id": ids, "text": docs})

@@ -78,15 +78,44 @@ pub(super) fn documents<'a>(
     Ok(docs)
 }
 
-/// Byte offset of every code point of `text` (and of its end), or `None` for ASCII text,
-/// where the two agree.
-fn char_bytes(text: &str) -> Option<Vec<usize>> {
-    if text.is_ascii() {
-        return None;
+/// Code-point offsets to byte offsets in one document, walking forward from the last offset
+/// asked for (chunk starts, and chunk ends, only move forward, so a document is walked once
+/// per cursor); an offset behind the cursor walks again from the start. ASCII text needs no
+/// walk.
+struct CharCursor<'a> {
+    text: &'a str,
+    ascii: bool,
+    chars: usize,
+    bytes: usize,
+}
+
+impl<'a> CharCursor<'a> {
+    fn new(text: &'a str) -> Self {
+        CharCursor {
+            text,
+            ascii: text.is_ascii(),
+            chars: 0,
+            bytes: 0,
+        }
     }
-    let mut at: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
-    at.push(text.len());
-    Some(at)
+
+    fn byte(&mut self, char_offset: usize) -> usize {
+        if self.ascii {
+            return char_offset.min(self.text.len());
+        }
+        if char_offset < self.chars {
+            self.chars = 0;
+            self.bytes = 0;
+        }
+        let rest = &self.text[self.bytes..];
+        let step = rest
+            .char_indices()
+            .nth(char_offset - self.chars)
+            .map_or(rest.len(), |(b, _)| b);
+        self.bytes += step;
+        self.chars = char_offset;
+        self.bytes
+    }
 }
 
 /// The output columns of every document's chunks, in row order.
@@ -118,8 +147,8 @@ impl Columns {
         };
         out.text_offsets.push(0);
         for (row, (doc, chunks)) in docs.iter().zip(results).enumerate() {
-            let table = char_bytes(doc);
-            let byte = |c: usize| table.as_ref().map_or(c, |t| t[c]);
+            let mut starts = CharCursor::new(doc);
+            let mut ends = CharCursor::new(doc);
             for (k, (start, end, size, joined)) in chunks.iter().enumerate() {
                 out.doc.push(u32::try_from(row).expect("rows fit in u32"));
                 out.index.push(u32::try_from(k).expect("chunks fit in u32"));
@@ -136,8 +165,8 @@ impl Columns {
                     }
                     None => {
                         out.rejoined.push(0);
-                        out.text
-                            .extend_from_slice(&doc.as_bytes()[byte(*start)..byte(*end)]);
+                        let (s, e) = (starts.byte(*start), ends.byte(*end));
+                        out.text.extend_from_slice(&doc.as_bytes()[s..e]);
                     }
                 }
                 out.text_offsets
@@ -210,6 +239,17 @@ mod tests {
         assert_eq!(docs, vec![" world"]);
         let large: Vec<u8> = [0i64, 3].iter().flat_map(|x| x.to_le_bytes()).collect();
         assert_eq!(documents(data, &large, 0, 1, true).unwrap(), vec!["hé"]);
+    }
+
+    #[test]
+    fn cursor_walks_forward_and_back() {
+        let text = "añb 🦀c";
+        let mut cur = CharCursor::new(text);
+        assert_eq!(cur.byte(2), 3);
+        assert_eq!(cur.byte(5), 9);
+        assert_eq!(cur.byte(1), 1);
+        assert_eq!(cur.byte(6), 10);
+        assert_eq!(CharCursor::new("abc").byte(2), 2);
     }
 
     #[test]

@@ -231,6 +231,8 @@ def _chunk_in_place(
     pieces: dict[str, list[Any]] = {k: [] for k in ("row", *OUTPUT_COLUMNS)}
     first_row = 0
     for arr in column.chunks:
+        if len(arr) == 0:
+            continue
         large = pa.types.is_large_string(arr.type)
         _, offsets, data = arr.buffers()
         if data is None:  # every value empty: no data buffer at all
