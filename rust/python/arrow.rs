@@ -107,15 +107,49 @@ impl<'a> CharCursor<'a> {
             self.chars = 0;
             self.bytes = 0;
         }
-        let rest = &self.text[self.bytes..];
-        let step = rest
-            .char_indices()
-            .nth(char_offset - self.chars)
-            .map_or(rest.len(), |(b, _)| b);
+        let rest = &self.text.as_bytes()[self.bytes..];
+        let step = skip_chars(rest, char_offset - self.chars);
         self.bytes += step;
         self.chars = char_offset;
         self.bytes
     }
+}
+
+/// The byte length of the first `n` code points of `bytes` (UTF-8), or all of it: whole
+/// 32-byte blocks are skipped by counting their code-point starts (a loop the compiler
+/// vectorizes), the last block is walked byte by byte.
+fn skip_chars(bytes: &[u8], mut n: usize) -> usize {
+    let starts = |b: &[u8]| b.iter().filter(|&&x| (x as i8) >= -0x40).count();
+    let mut at = 0;
+    for block in bytes.chunks(32) {
+        let k = starts(block);
+        if k > n {
+            break;
+        }
+        // The block holds at most n starts: all of them are walked past, unless the next
+        // code point starts right at the block's end (then it is the one asked for).
+        if k == n
+            && bytes
+                .get(at + block.len())
+                .is_none_or(|&x| (x as i8) >= -0x40)
+        {
+            return at + block.len();
+        }
+        if k == n {
+            break;
+        }
+        n -= k;
+        at += block.len();
+    }
+    for (i, &x) in bytes[at..].iter().enumerate() {
+        if (x as i8) >= -0x40 {
+            if n == 0 {
+                return at + i;
+            }
+            n -= 1;
+        }
+    }
+    bytes.len()
 }
 
 /// The output columns of every document's chunks, in row order.
@@ -128,13 +162,28 @@ pub(super) struct Columns {
     size: Vec<i64>,
     rejoined: Vec<u8>,
     text_offsets: Vec<i64>,
-    text: Vec<u8>,
+    /// Each document's chunks as byte ranges of the document.
+    ranges: Vec<Vec<(usize, usize)>>,
 }
 
 impl Columns {
-    pub(super) fn build(docs: &[&str], results: &[Vec<ChunkTuple>]) -> Columns {
+    /// The columns of `results` (chunks of `docs`, in order); the code-point offsets of each
+    /// document are turned into byte ranges on `workers` threads.
+    pub(super) fn build(
+        docs: &[&str],
+        results: &[Vec<ChunkTuple>],
+        workers: Option<usize>,
+    ) -> Result<Columns, crate::batch::BatchError> {
+        let pairs: Vec<(&str, &Vec<ChunkTuple>)> = docs.iter().copied().zip(results).collect();
+        let ranges = crate::batch::par_map(&pairs, workers, |(doc, chunks)| {
+            let mut starts = CharCursor::new(doc);
+            let mut ends = CharCursor::new(doc);
+            chunks
+                .iter()
+                .map(|(start, end, _, _)| (starts.byte(*start), ends.byte(*end)))
+                .collect::<Vec<_>>()
+        })?;
         let n: usize = results.iter().map(Vec::len).sum();
-        let bytes: usize = docs.iter().map(|d| d.len()).sum();
         let mut out = Columns {
             doc: Vec::with_capacity(n),
             index: Vec::with_capacity(n),
@@ -143,13 +192,12 @@ impl Columns {
             size: Vec::with_capacity(n),
             rejoined: Vec::with_capacity(n),
             text_offsets: Vec::with_capacity(n + 1),
-            text: Vec::with_capacity(bytes),
+            ranges: Vec::new(),
         };
         out.text_offsets.push(0);
-        for (row, (doc, chunks)) in docs.iter().zip(results).enumerate() {
-            let mut starts = CharCursor::new(doc);
-            let mut ends = CharCursor::new(doc);
-            for (k, (start, end, size, joined)) in chunks.iter().enumerate() {
+        let mut text_len = 0usize;
+        for (row, ((_, chunks), spans)) in pairs.iter().zip(&ranges).enumerate() {
+            for (k, ((start, end, size, joined), (s, e))) in chunks.iter().zip(spans).enumerate() {
                 out.doc.push(u32::try_from(row).expect("rows fit in u32"));
                 out.index.push(u32::try_from(k).expect("chunks fit in u32"));
                 out.start
@@ -158,25 +206,37 @@ impl Columns {
                     .push(i64::try_from(*end).expect("offset fits in i64"));
                 out.size
                     .push(i64::try_from(*size).expect("size fits in i64"));
-                match joined {
-                    Some(j) => {
-                        out.rejoined.push(1);
-                        out.text.extend_from_slice(j.as_bytes());
-                    }
-                    None => {
-                        out.rejoined.push(0);
-                        let (s, e) = (starts.byte(*start), ends.byte(*end));
-                        out.text.extend_from_slice(&doc.as_bytes()[s..e]);
-                    }
-                }
+                out.rejoined.push(u8::from(joined.is_some()));
+                text_len += joined.as_ref().map_or(e - s, String::len);
                 out.text_offsets
-                    .push(i64::try_from(out.text.len()).expect("length fits in i64"));
+                    .push(i64::try_from(text_len).expect("length fits in i64"));
             }
         }
-        out
+        out.ranges = ranges;
+        Ok(out)
     }
 
-    fn into_py(self, py: Python<'_>) -> ArrowChunks<'_> {
+    /// The chunk text, written into `buf` (exactly the total length).
+    fn fill_text(&self, docs: &[&str], results: &[Vec<ChunkTuple>], buf: &mut [u8]) {
+        let mut at = 0;
+        for ((doc, chunks), spans) in docs.iter().zip(results).zip(&self.ranges) {
+            for ((_, _, _, joined), (s, e)) in chunks.iter().zip(spans) {
+                let piece = match joined {
+                    Some(j) => j.as_bytes(),
+                    None => &doc.as_bytes()[*s..*e],
+                };
+                buf[at..at + piece.len()].copy_from_slice(piece);
+                at += piece.len();
+            }
+        }
+    }
+
+    fn into_py<'py>(
+        self,
+        py: Python<'py>,
+        docs: &[&str],
+        results: &[Vec<ChunkTuple>],
+    ) -> PyResult<ArrowChunks<'py>> {
         fn le<'py, T: Copy, const N: usize>(
             py: Python<'py>,
             v: &[T],
@@ -188,7 +248,16 @@ impl Columns {
             }
             PyBytes::new(py, &b)
         }
-        (
+        let total = self
+            .text_offsets
+            .last()
+            .map_or(0, |&n| usize::try_from(n).expect("non-negative"));
+        // The text goes straight into the `bytes` object, written with the GIL released.
+        let text = PyBytes::new_with(py, total, |buf| {
+            py.detach(|| self.fill_text(docs, results, buf));
+            Ok(())
+        })?;
+        Ok((
             le(py, &self.doc, u32::to_le_bytes),
             le(py, &self.index, u32::to_le_bytes),
             le(py, &self.start, i64::to_le_bytes),
@@ -196,8 +265,8 @@ impl Columns {
             le(py, &self.size, i64::to_le_bytes),
             PyBytes::new(py, &self.rejoined),
             le(py, &self.text_offsets, i64::to_le_bytes),
-            PyBytes::new(py, &self.text),
-        )
+            text,
+        ))
     }
 }
 
@@ -211,14 +280,15 @@ pub(super) fn split_arrow<'py>(
     offset: usize,
     len: usize,
     large: bool,
+    workers: Option<usize>,
     split: impl FnOnce(&[&str]) -> PyResult<Vec<Vec<ChunkTuple>>>,
 ) -> PyResult<ArrowChunks<'py>> {
     let data = arrow_buffer(data)?;
     let offsets = arrow_buffer(offsets)?;
     let docs = detached(py, || documents(data, offsets, offset, len, large))??;
     let results = split(&docs)?;
-    let columns = detached(py, || Columns::build(&docs, &results))?;
-    Ok(columns.into_py(py))
+    let columns = detached(py, || Columns::build(&docs, &results, workers))??;
+    columns.into_py(py, &docs, &results)
 }
 
 #[cfg(test)]
@@ -250,6 +320,11 @@ mod tests {
         assert_eq!(cur.byte(1), 1);
         assert_eq!(cur.byte(6), 10);
         assert_eq!(CharCursor::new("abc").byte(2), 2);
+        let long = "é".repeat(40) + "x" + &"ü".repeat(40);
+        for n in 0..=81 {
+            let expected = long.char_indices().nth(n).map_or(long.len(), |(b, _)| b);
+            assert_eq!(skip_chars(long.as_bytes(), n), expected, "n = {n}");
+        }
     }
 
     #[test]
@@ -259,11 +334,13 @@ mod tests {
             vec![(0, 2, 2, None), (2, 5, 3, Some("joined".to_owned()))],
             vec![(1, 3, 2, None)],
         ];
-        let c = Columns::build(&docs, &results);
+        let c = Columns::build(&docs, &results, Some(1)).unwrap();
         assert_eq!(c.doc, vec![0, 0, 1]);
         assert_eq!(c.index, vec![0, 1, 0]);
         assert_eq!(c.rejoined, vec![0, 1, 0]);
         assert_eq!(c.text_offsets, vec![0, 3, 9, 11]);
-        assert_eq!(std::str::from_utf8(&c.text).unwrap(), "añjoinedyz");
+        let mut buf = vec![0; 11];
+        c.fill_text(&docs, &results, &mut buf);
+        assert_eq!(std::str::from_utf8(&buf).unwrap(), "añjoinedyz");
     }
 }

@@ -197,7 +197,7 @@ impl PyRecursive {
         workers: Option<usize>,
     ) -> PyResult<ArrowChunks<'py>> {
         contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, |docs| {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
                 let job = RecursiveDoc {
                     cfg: &self.cfg,
                     with_counts: true,
@@ -277,7 +277,7 @@ impl PyCharacter {
         workers: Option<usize>,
     ) -> PyResult<ArrowChunks<'py>> {
         contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, |docs| {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
                 split_many(py, &self.0, docs, &WINDOWS, workers)
             })
         })
@@ -354,7 +354,7 @@ impl PyTokenWindow {
         workers: Option<usize>,
     ) -> PyResult<ArrowChunks<'py>> {
         contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, |docs| {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
                 split_many(py, &self.0, docs, &WINDOWS, workers)
             })
         })
@@ -446,7 +446,7 @@ impl PySentence {
         workers: Option<usize>,
     ) -> PyResult<ArrowChunks<'py>> {
         contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, |docs| {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
                 split_many(py, &self.job, docs, &self.measure, workers)
             })
         })
