@@ -117,25 +117,14 @@ impl<'a> CharCursor<'a> {
 
 /// The byte length of the first `n` code points of `bytes` (UTF-8), or all of it: whole
 /// 32-byte blocks are skipped by counting their code-point starts (a loop the compiler
-/// vectorizes), the last block is walked byte by byte.
+/// vectorizes) while they hold no more than the starts left to skip; the rest is walked byte
+/// by byte.
 fn skip_chars(bytes: &[u8], mut n: usize) -> usize {
     let starts = |b: &[u8]| b.iter().filter(|&&x| (x as i8) >= -0x40).count();
     let mut at = 0;
     for block in bytes.chunks(32) {
         let k = starts(block);
         if k > n {
-            break;
-        }
-        // The block holds at most n starts: all of them are walked past, unless the next
-        // code point starts right at the block's end (then it is the one asked for).
-        if k == n
-            && bytes
-                .get(at + block.len())
-                .is_none_or(|&x| (x as i8) >= -0x40)
-        {
-            return at + block.len();
-        }
-        if k == n {
             break;
         }
         n -= k;
@@ -273,6 +262,7 @@ impl Columns {
 /// The whole path for one configured splitter: documents read from the Arrow buffers,
 /// `split(docs)` (the splitter's own batch, parallel with the GIL released for a built-in
 /// unit), the output columns built with the GIL released.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn split_arrow<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
