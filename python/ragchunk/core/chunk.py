@@ -79,7 +79,7 @@ class Splitter:
 
     def _public_state(self) -> dict[str, Any]:
         """The configuration: every attribute not starting with ``_`` (caches and resolved
-        helpers do, and are rebuilt from it)."""
+        tokenizers do, and are rebuilt from it)."""
         return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
     def __eq__(self, other: object) -> bool:
