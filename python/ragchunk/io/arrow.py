@@ -273,6 +273,10 @@ def _chunk_from_values(
     workers: int | None,
 ) -> Any:
     pa = _pyarrow()
+    try:
+        column.validate(full=True)  # bytes that are not UTF-8: pyarrow names the row
+    except pa.ArrowInvalid as exc:
+        raise ValueError(f"the text column is not valid UTF-8: {exc}") from None
     texts: list[str] = column.to_pylist()
     rows: list[int] = []
     out: dict[str, list[Any]] = {k: [] for k in OUTPUT_COLUMNS}
