@@ -10,8 +10,9 @@ PYTHON=${PYTHON:-python3}
 extras=()
 if [ "${1:-}" = "--dev" ]; then
   # test: the oracles (tiktoken, LangChain), hypothesis, numpy, Pillow, pytest-benchmark;
-  # lint: ruff, mypy; docs: MkDocs and mkdocstrings.
-  extras=(--extras "test,lint,docs")
+  # lint: ruff, mypy; docs: MkDocs and mkdocstrings; integrations: pyarrow, Ray, Spark,
+  # LangChain, LlamaIndex for the engine and adapter tests (Spark also needs a Java runtime).
+  extras=(--extras "test,lint,docs,integrations")
 fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv

@@ -1,5 +1,8 @@
 """Command line: ``python -m ragchunk [FILE | --sample] [options]`` prints the chunks.
 
+``python -m ragchunk COMMAND ...`` (``chunk``, ``count``...) runs the batch commands of
+:mod:`ragchunk.cli`, the ``ragchunk`` console script.
+
 It runs :func:`ragchunk.naive_merge` (RAGFlow's chunking) over a UTF-8 text file, standard
 input (``-``), or the sample document bundled with the package (``--sample``).
 """
@@ -80,4 +83,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from ragchunk.cli import main as cli_main
+
+    sys.exit(cli_main())

@@ -161,6 +161,10 @@ _Counter = Callable[[str], int]
 # text only when it is not source[start:end].
 _ChunkTuple = tuple[int, int, int, str | None]
 
+# The Arrow path's output buffers: (row u32, chunk_index u32, start i64, end i64, size i64,
+# rejoined u8, text offsets i64, text data), all little-endian.
+_ArrowChunks = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+
 @final
 class CharacterSplitter:
     def __new__(cls, chunk_size: int, chunk_overlap: int, drop_last: bool) -> CharacterSplitter: ...
@@ -168,6 +172,15 @@ class CharacterSplitter:
     def split_batch(
         self, texts: list[str], workers: int | None = None
     ) -> list[list[_ChunkTuple]]: ...
+    def split_arrow(
+        self,
+        data: object,
+        offsets: object,
+        offset: int,
+        len: int,
+        large: bool,
+        workers: int | None = None,
+    ) -> _ArrowChunks: ...
 
 @final
 class TokenWindowSplitter:
@@ -178,6 +191,15 @@ class TokenWindowSplitter:
     def split_batch(
         self, texts: list[str], workers: int | None = None
     ) -> list[list[_ChunkTuple]]: ...
+    def split_arrow(
+        self,
+        data: object,
+        offsets: object,
+        offset: int,
+        len: int,
+        large: bool,
+        workers: int | None = None,
+    ) -> _ArrowChunks: ...
 
 @final
 class RecursiveSplitter:
@@ -197,6 +219,15 @@ class RecursiveSplitter:
     def split_batch(
         self, texts: list[str], workers: int | None = None
     ) -> list[list[_ChunkTuple]]: ...
+    def split_arrow(
+        self,
+        data: object,
+        offsets: object,
+        offset: int,
+        len: int,
+        large: bool,
+        workers: int | None = None,
+    ) -> _ArrowChunks: ...
 
 @final
 class SentenceSplitter:
@@ -212,6 +243,15 @@ class SentenceSplitter:
     def split_batch(
         self, texts: list[str], workers: int | None = None
     ) -> list[list[_ChunkTuple]]: ...
+    def split_arrow(
+        self,
+        data: object,
+        offsets: object,
+        offset: int,
+        len: int,
+        large: bool,
+        workers: int | None = None,
+    ) -> _ArrowChunks: ...
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Sentence spans in code points."""

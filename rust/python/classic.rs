@@ -13,6 +13,7 @@ use crate::splitters::{character, sentence, spans_in_chars, token_window, Span};
 use crate::text::CharIndex;
 use crate::tokenizer::{TokenCounter, Tokenizer, UnitCount};
 
+use super::arrow::{split_arrow, ArrowChunks};
 use super::chunker::{int_option, sizes, split_many, split_one, Measure, PerDoc};
 use super::counters::encoding;
 use super::guard::{contain, detached};
@@ -180,6 +181,31 @@ impl PyRecursive {
             split_many(py, &job, &texts, &self.measure, workers)
         })
     }
+
+    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
+    /// `arrow::split_arrow`).
+    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        offsets: &Bound<'py, PyAny>,
+        offset: usize,
+        len: usize,
+        large: bool,
+        workers: Option<usize>,
+    ) -> PyResult<ArrowChunks<'py>> {
+        contain(py, || {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
+                let job = RecursiveDoc {
+                    cfg: &self.cfg,
+                    with_counts: true,
+                };
+                split_many(py, &job, docs, &self.measure, workers)
+            })
+        })
+    }
 }
 
 /// One document of the character splitter.
@@ -234,6 +260,27 @@ impl PyCharacter {
         workers: Option<usize>,
     ) -> PyResult<Vec<Vec<ChunkTuple>>> {
         contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
+    }
+
+    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
+    /// `arrow::split_arrow`).
+    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        offsets: &Bound<'py, PyAny>,
+        offset: usize,
+        len: usize,
+        large: bool,
+        workers: Option<usize>,
+    ) -> PyResult<ArrowChunks<'py>> {
+        contain(py, || {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
+                split_many(py, &self.0, docs, &WINDOWS, workers)
+            })
+        })
     }
 }
 
@@ -290,6 +337,27 @@ impl PyTokenWindow {
         workers: Option<usize>,
     ) -> PyResult<Vec<Vec<ChunkTuple>>> {
         contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
+    }
+
+    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
+    /// `arrow::split_arrow`).
+    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        offsets: &Bound<'py, PyAny>,
+        offset: usize,
+        len: usize,
+        large: bool,
+        workers: Option<usize>,
+    ) -> PyResult<ArrowChunks<'py>> {
+        contain(py, || {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
+                split_many(py, &self.0, docs, &WINDOWS, workers)
+            })
+        })
     }
 }
 
@@ -360,6 +428,27 @@ impl PySentence {
     ) -> PyResult<Vec<Vec<ChunkTuple>>> {
         contain(py, || {
             split_many(py, &self.job, &texts, &self.measure, workers)
+        })
+    }
+
+    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
+    /// `arrow::split_arrow`).
+    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn split_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        offsets: &Bound<'py, PyAny>,
+        offset: usize,
+        len: usize,
+        large: bool,
+        workers: Option<usize>,
+    ) -> PyResult<ArrowChunks<'py>> {
+        contain(py, || {
+            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
+                split_many(py, &self.job, docs, &self.measure, workers)
+            })
         })
     }
 }

@@ -14,6 +14,7 @@
 //! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
 //!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
 
+mod arrow;
 mod chunker;
 mod classic;
 #[cfg(feature = "code")]

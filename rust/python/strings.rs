@@ -203,3 +203,25 @@ pub(super) fn substring<'py>(
         Bound::from_owned_ptr_or_err(s.py(), ffi::PyUnicode_Substring(s.as_ptr(), start, end))
     }
 }
+
+/// The bytes of a pyarrow `Buffer` (any object with integer `address` and `size`
+/// attributes, as pyarrow's buffers have), borrowed in place for as long as `buffer` is.
+/// Used to read Arrow string columns without a Python `str` per value; the limited API of
+/// the `abi3` build has no buffer protocol, so the address is read as pyarrow exposes it.
+pub(super) fn arrow_buffer<'a>(buffer: &'a Bound<'_, PyAny>) -> PyResult<&'a [u8]> {
+    let address: usize = buffer.getattr("address")?.extract()?;
+    let size: usize = buffer.getattr("size")?.extract()?;
+    if size == 0 {
+        return Ok(&[]);
+    }
+    if address == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "an Arrow buffer of non-zero size has a null address",
+        ));
+    }
+    // SAFETY: a pyarrow `Buffer` owns (or keeps alive the owner of) `size` readable,
+    // immutable bytes at `address` for its whole lifetime, and the returned slice borrows
+    // `buffer`, the Python reference that keeps it alive. Arrow buffers are not written once
+    // built, so nothing mutates the bytes while they are read (from any thread).
+    Ok(unsafe { std::slice::from_raw_parts(address as *const u8, size) })
+}

@@ -63,6 +63,8 @@ class Splitter:
     """Base class of the chunkers: configure once, apply to many documents.
 
     Subclasses implement :meth:`split`; :meth:`split_text` and :meth:`split_batch` follow.
+    Chunkers pickle (so they can be shipped to the workers of Ray, Spark or a process pool)
+    and compare equal when they are of one class with the same options.
 
     >>> class Lines(Splitter):
     ...     def split(self, text):
@@ -74,6 +76,24 @@ class Splitter:
     >>> Lines().split_batch(["a\\nb", "c"])[0][1]
     Chunk(text='b', start=2, end=3, token_count=1, metadata={})
     """
+
+    def _public_state(self) -> dict[str, Any]:
+        """The configuration: every attribute not starting with ``_`` (caches and resolved
+        tokenizers do, and are rebuilt from it)."""
+        return {k: v for k, v in vars(self).items() if not k.startswith("_")}
+
+    def __eq__(self, other: object) -> bool:
+        # Two chunkers of one class with the same options cut every text the same way: a
+        # copy, or a pickled and unpickled chunker, equals its original.
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Splitter)
+        return self._public_state() == other._public_state()
+
+    def __hash__(self) -> int:
+        # Options may be lists (unhashable); equal chunkers share their class, so its hash
+        # keeps the contract. Lookups by the same object stay O(1) (identity is tried first).
+        return hash(type(self))
 
     def split(self, text: str) -> list[Chunk]:
         """Cut ``text`` into :class:`Chunk` objects with offsets into ``text``."""

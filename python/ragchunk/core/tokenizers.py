@@ -15,7 +15,7 @@ A tokenizer is one of:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .encodings import ENCODINGS
@@ -37,6 +37,13 @@ class ResolvedTokenizer:
     builtin: str | None = None
     exact: Callable[[str], int] | None = None
     ragflow: Callable[[str], int] | None = None
+    #: The argument this was resolved from (what a pickled copy resolves again).
+    source: Any = field(default=None, compare=False)
+
+    def __reduce__(self) -> tuple[Any, tuple[Any]]:
+        # The counters are closures, which do not pickle: a copy resolves the original
+        # argument again (a built-in name, or a picklable tokenizer object or function).
+        return resolve_tokenizer, (self.source if self.builtin is None else self.builtin,)
 
 
 def _checked(fn: Callable[[str], Any], what: str) -> Callable[[str], int]:
@@ -106,17 +113,17 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
             return ResolvedTokenizer(builtin=name)
         encode = tokenizer.encode
         exact = _checked(lambda text: len(encode(text)), "tiktoken.Encoding.encode")
-        return ResolvedTokenizer(exact=exact, ragflow=_zero_on_value_error(exact))
+        return ResolvedTokenizer(exact=exact, ragflow=_zero_on_value_error(exact), source=tokenizer)
     if module.startswith("tokenizers") and hasattr(tokenizer, "encode"):
         hf_encode = tokenizer.encode
         exact = _checked(
             lambda text: len(hf_encode(text, add_special_tokens=False).ids),
             "tokenizers.Tokenizer.encode",
         )
-        return ResolvedTokenizer(exact=exact, ragflow=exact)
+        return ResolvedTokenizer(exact=exact, ragflow=exact, source=tokenizer)
     if callable(tokenizer):
         exact = _checked(tokenizer, "the tokenizer callable")
-        return ResolvedTokenizer(exact=exact, ragflow=exact)
+        return ResolvedTokenizer(exact=exact, ragflow=exact, source=tokenizer)
     raise TypeError(
         "tokenizer must be an encoding name (str), a tiktoken.Encoding, a tokenizers.Tokenizer "
         f"or a callable str -> int, got {cls.__name__}"

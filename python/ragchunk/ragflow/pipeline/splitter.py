@@ -79,9 +79,9 @@ def _delimiter_field(value: object) -> str:
     raise TypeError(f"delimiters must be a str or a list of str, got {type(value).__name__}")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class SplitterComponent:
-    """RAGFlow's pipeline chunking component, configured once, applied to many documents.
+    """RAGFlow's older Splitter step (naive_merge, then cleaning), configured once.
 
     Args:
         chunk_token_size: the token budget of a chunk (RAGFlow's ``chunk_token_size``), an
@@ -111,7 +111,9 @@ class SplitterComponent:
     strategy: MergeStrategy | str = MergeStrategy.OVER_CAP
     tokenizer: Any = "cl100k_base"
     compat: str = "v0.27"
-    _config: tuple[float, str, float, str, str, ResolvedTokenizer] = field(init=False, repr=False)
+    _config: tuple[float, str, float, str, str, ResolvedTokenizer] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         size = self.chunk_token_size

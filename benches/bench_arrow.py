@@ -1,0 +1,168 @@
+"""Arrow in, Arrow out: ``chunk_table`` against the same chunking on Python lists.
+
+Three ways to chunk the corpus with one splitter, measured side by side (best of ``--repeat``):
+
+* ``chunk_table(table, splitter)``: the documents read from the Arrow column in place, the
+  chunks written into Arrow buffers (the Rust path);
+* ``splitter.split_batch(docs)``: the same documents as a Python list, chunks as Python
+  objects (no table);
+* the same output table built from ``split_batch``'s chunks (what a caller without the Arrow
+  path writes).
+
+``--ray`` adds Ray Data on a local two-CPU cluster: the Parquet corpus chunked by
+``chunk_dataset`` and written back, against the local ``chunk_table``, and the time of the
+same pipeline on a one-document corpus (the per-job overhead).
+
+    python benches/bench_arrow.py --repeat 5 [--ray] [--corpus DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import load_corpus, offline_tiktoken
+
+
+def best(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def table_from_lists(splitter: Any, docs: list[str], ids: list[int]) -> Any:
+    import pyarrow as pa
+
+    rows: dict[str, list[Any]] = {
+        k: [] for k in ("doc_id", "chunk_index", "text", "start", "end", "token_count", "metadata")
+    }
+    for doc_id, chunks in zip(ids, splitter.split_batch(docs), strict=True):
+        for k, c in enumerate(chunks):
+            rows["doc_id"].append(doc_id)
+            rows["chunk_index"].append(k)
+            rows["text"].append(c.text)
+            rows["start"].append(c.start)
+            rows["end"].append(c.end)
+            rows["token_count"].append(c.token_count)
+            rows["metadata"].append(json.dumps(dict(c.metadata)))
+    return pa.table(rows)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--size", type=int, default=512)
+    parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--corpus", help="a directory of .md files (default: ../shared/corpus)")
+    args = parser.parse_args()
+    offline_tiktoken()
+
+    import pyarrow as pa
+    import ragchunk
+    from ragchunk.io.arrow import chunk_table, has_arrow_path
+
+    if args.corpus:
+        paths = sorted(Path(args.corpus).rglob("*.md"))
+        docs = [p.read_text(encoding="utf-8") for p in paths]
+        label = f"{args.corpus} ({len(docs)} documents)"
+    else:
+        label, docs = load_corpus()
+    mb = sum(len(d.encode()) for d in docs) / 1e6
+    ids = list(range(len(docs)))
+    table = pa.table({"doc_id": ids, "text": docs})
+    print(f"{label}, {mb:.1f} MB, backend {ragchunk.backend}, repeat {args.repeat}")
+    splitters = [
+        ("RecursiveSplitter", ragchunk.RecursiveSplitter(args.size, args.size // 8)),
+        ("CharacterSplitter", ragchunk.CharacterSplitter(args.size * 4, args.size // 2)),
+        ("SentenceSplitter", ragchunk.SentenceSplitter(args.size)),
+    ]
+    for name, splitter in splitters:
+        assert has_arrow_path(splitter)
+        t_arrow, out = best(
+            lambda s=splitter: chunk_table(table, s, id_columns=["doc_id"]), args.repeat
+        )
+        t_batch, _ = best(lambda s=splitter: s.split_batch(docs), args.repeat)
+        t_build, built = best(lambda s=splitter: table_from_lists(s, docs, ids), args.repeat)
+        assert out.column("text").to_pylist() == built.column("text").to_pylist()
+        print(f"\n| {name}({args.size}), {out.num_rows} chunks | seconds | MB/s | vs chunk_table |")
+        print("|---|---:|---:|---:|")
+        for what, t in (
+            ("`chunk_table` (Arrow in, Arrow out)", t_arrow),
+            ("`split_batch` on a Python list", t_batch),
+            ("`split_batch` + table built from the chunks", t_build),
+        ):
+            print(f"| {what} | {t:.3f} | {mb / t:.1f} | {t / t_arrow:.2f}x |")
+
+    if args.ray:
+        bench_ray(table, splitters[0][1], args.repeat, mb)
+
+
+def bench_ray(table: Any, splitter: Any, repeat: int, mb: float) -> None:
+    import pyarrow.parquet as pq
+    import ray
+    from ragchunk.integrations.ray import chunk_dataset
+    from ragchunk.io.arrow import chunk_table
+
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    pythonpath = str(Path(__file__).resolve().parents[1] / "python")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": pythonpath}},
+    )
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            src, tiny = Path(tmp, "corpus"), Path(tmp, "tiny")
+            src.mkdir()
+            tiny.mkdir()
+            for i, part in enumerate(table.to_batches(max_chunksize=64)):
+                pq.write_table(pa_table(part), src / f"part-{i}.parquet")
+            pq.write_table(table.slice(0, 1), tiny / "part-0.parquet")
+
+            def run(path: Path, out: str) -> None:
+                ds = ray.data.read_parquet(str(path))
+                chunk_dataset(ds, splitter, id_columns=["doc_id"], batch_size=64).write_parquet(
+                    str(Path(tmp, out))
+                )
+
+            t_local, _ = best(lambda: chunk_table(table, splitter, id_columns=["doc_id"]), repeat)
+            t_ray = min(timed(lambda i=i: run(src, f"out{i}")) for i in range(repeat))
+            t_tiny = min(timed(lambda i=i: run(tiny, f"tiny{i}")) for i in range(repeat))
+    finally:
+        ray.shutdown()
+    print("\n| Ray Data, 2 CPUs (1 chunking actor) | seconds | MB/s |")
+    print("|---|---:|---:|")
+    print(f"| local `chunk_table` (all cores, in memory) | {t_local:.3f} | {mb / t_local:.1f} |")
+    print(
+        f"| `chunk_dataset`: read Parquet, chunk, write Parquet | {t_ray:.3f} | {mb / t_ray:.1f} |"
+    )
+    print(f"| the same pipeline on one document (per-job overhead) | {t_tiny:.3f} | |")
+
+
+def pa_table(batch: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_batches([batch])
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    main()
