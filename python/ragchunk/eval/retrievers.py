@@ -197,28 +197,11 @@ class BM25Index:
         return [list(h) for h in self._impl().search(queries, k)]
 
 
-def _local_embedder(obj: Any) -> Callable[[list[str]], Any]:
-    """A ``list[str] -> array (n, d)`` function from an object with ``.embed`` or ``.encode``,
-    or a plain callable."""
-    for attr in ("embed", "encode"):
-        fn = getattr(obj, attr, None)
-        if callable(fn):
-            return fn  # type: ignore[no-any-return]
-    if callable(obj):
-        return obj  # type: ignore[no-any-return]
-    raise TypeError(
-        "embedder must have .embed(list[str]) or .encode(list[str]), or be callable, "
-        f"got {type(obj).__name__}"
-    )
-
-
 def _embed_fn(obj: Any) -> Callable[[list[str]], Any]:
-    try:
-        from ..embeddings import as_embedder  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return _local_embedder(obj)
-    emb = as_embedder(obj)
-    return emb.embed  # type: ignore[no-any-return]
+    """The embedding function of anything :func:`ragchunk.embeddings.as_embedder` accepts."""
+    from ..embeddings import as_embedder
+
+    return as_embedder(obj).embed
 
 
 def _matrix(out: Any, n: int, what: str, dim: int | None = None) -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..core.chunk import Splitter
 from ..io.arrow import chunk_table
-from ..ragflow.pipeline import TokenChunker
+from ..ragflow.pipeline import SplitterComponent
 
 __all__ = ["ChunkBatches", "chunk_dataset", "default_concurrency"]
 
@@ -46,7 +46,7 @@ class ChunkBatches:
 
     def __init__(
         self,
-        chunker: Splitter | TokenChunker,
+        chunker: Splitter | SplitterComponent,
         text_column: str = "text",
         id_columns: Sequence[str] | str = (),
         on_null: str = "error",
@@ -86,7 +86,7 @@ def default_concurrency(cpus: float | None = None) -> int:
 
 def chunk_dataset(
     ds: Any,
-    chunker: Splitter | TokenChunker,
+    chunker: Splitter | SplitterComponent,
     text_column: str = "text",
     id_columns: Sequence[str] | str = (),
     *,

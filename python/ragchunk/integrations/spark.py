@@ -26,7 +26,7 @@ from typing import Any
 
 from ..core.chunk import Splitter
 from ..io.arrow import chunk_table
-from ..ragflow.pipeline import TokenChunker
+from ..ragflow.pipeline import SplitterComponent
 
 __all__ = ["UDTF_SCHEMA", "arrow_chunker", "chunk_dataframe", "chunk_udtf", "output_ddl"]
 
@@ -37,7 +37,7 @@ UDTF_SCHEMA = (
 
 
 def arrow_chunker(
-    chunker: Splitter | TokenChunker,
+    chunker: Splitter | SplitterComponent,
     text_column: str = "text",
     id_columns: Sequence[str] | str = (),
     *,
@@ -81,7 +81,7 @@ def output_ddl(df: Any, id_columns: Sequence[str] | str = ()) -> str:
 
 def chunk_dataframe(
     df: Any,
-    chunker: Splitter | TokenChunker,
+    chunker: Splitter | SplitterComponent,
     text_column: str = "text",
     id_columns: Sequence[str] | str = (),
     *,
@@ -100,7 +100,7 @@ def chunk_dataframe(
     return df.mapInArrow(fn, output_ddl(df, id_columns))
 
 
-def chunk_udtf(chunker: Splitter | TokenChunker) -> Any:
+def chunk_udtf(chunker: Splitter | SplitterComponent) -> Any:
     """A Spark Python UDTF: ``chunks(text)`` yields one row per chunk (``UDTF_SCHEMA``); a
     null text yields no rows. Register it with ``spark.udtf.register(name, ...)``.
 
@@ -115,7 +115,7 @@ def chunk_udtf(chunker: Splitter | TokenChunker) -> Any:
         def eval(self, text: str | None) -> Iterator[tuple[Any, ...]]:
             if text is None:
                 return
-            if isinstance(chunker, TokenChunker):
+            if isinstance(chunker, SplitterComponent):
                 for k, p in enumerate(chunker.invoke(text)):
                     meta = {"positions": p["positions"], "img_ids": p["img_ids"]}
                     yield (k, p["content"], None, None, p["token_count"], json.dumps(meta))

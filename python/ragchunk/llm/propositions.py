@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -94,18 +93,14 @@ class _Proposition:
 
 
 def _as_embed(embedder: Any) -> Callable[[list[str]], list[list[float]]]:
-    try:  # the library's embedder protocol, when this build has it
-        as_embedder = getattr(importlib.import_module("ragchunk.embeddings"), "as_embedder", None)
-    except ImportError:
-        as_embedder = None
-    coerced = None
-    if as_embedder is not None:
-        try:
-            coerced = as_embedder(embedder)
-        except ImportError:  # its optional dependencies are missing: coerce here instead
-            coerced = None
+    from ..embeddings import as_embedder
+
+    try:
+        coerced = as_embedder(embedder)
+    except ImportError:  # numpy, which the embedder protocol needs, is missing: coerce here
+        coerced = None
     if coerced is not None:
-        embed_fn = getattr(coerced, "embed", coerced)
+        embed_fn = coerced.embed
         return lambda texts: [list(map(float, v)) for v in embed_fn(texts)]
     method = getattr(embedder, "embed", None)
     fn = method if callable(method) else embedder
