@@ -46,6 +46,7 @@ from .splitters.recursive import RecursiveSplitter
 from .splitters.sentence import SentenceSplitter
 from .splitters.title_tree import TitleTreeChunker
 from .splitters.token_window import TokenWindowSplitter
+from .core.tokenizers import Tokenizer, available_tokenizers
 
 __all__ = [
     "COMPAT_FAMILIES",
@@ -68,8 +69,10 @@ __all__ = [
     "TitleTreeChunker",
     "TokenChunker",
     "TokenWindowSplitter",
+    "Tokenizer",
     "__version__",
     "associate_images",
+    "available_tokenizers",
     "backend",
     "boxes_overlap",
     "chunk_paper",

@@ -92,6 +92,12 @@ def count_batch(
 ) -> list[int]:
     """Counts in parallel; ``strict``: ValueError on special-token text, else 0."""
 
+def hf_register(key: str, json: str, add_special_tokens: bool = False) -> None:
+    """Load a Hugging Face ``tokenizer.json`` (its text) under ``key`` (``"hf:..."``)."""
+
+def token_edges(text: str, encoding_name: str) -> list[int]:
+    """Byte offset where each token starts, then ``len(text)`` in bytes."""
+
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],
     chunk_token_num: float,

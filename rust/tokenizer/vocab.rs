@@ -265,6 +265,11 @@ impl Vocab {
         self.blob.get(start as usize..end as usize)
     }
 
+    /// Length of the longest token, in bytes.
+    pub(crate) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
     /// Number of ranks (one past the largest).
     pub(crate) fn len(&self) -> usize {
         self.spans.len()
