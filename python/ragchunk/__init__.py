@@ -20,6 +20,7 @@ from . import splitters as _splitters
 from .core import dispatch as _dispatch
 from .core.chunk import Chunk, Splitter
 from .core.errors import RagchunkError
+from .core.tokenizers import Tokenizer, available_tokenizers
 from .ragflow import presets
 from .ragflow.association import associate_images, boxes_overlap
 from .ragflow.batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
@@ -46,7 +47,6 @@ from .splitters.recursive import RecursiveSplitter
 from .splitters.sentence import SentenceSplitter
 from .splitters.title_tree import TitleTreeChunker
 from .splitters.token_window import TokenWindowSplitter
-from .core.tokenizers import Tokenizer, available_tokenizers
 
 __all__ = [
     "COMPAT_FAMILIES",

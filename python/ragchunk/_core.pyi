@@ -23,6 +23,7 @@ __all__ = [
     "count_tokens",
     "encode_ordinary",
     "extract_positions",
+    "hf_register",
     "html_layout",
     "html_text",
     "markdown_blocks",
@@ -32,6 +33,7 @@ __all__ = [
     "parse_delimiter_field",
     "remove_tag",
     "sentence_spans",
+    "token_edges",
 ]
 __version__: str
 

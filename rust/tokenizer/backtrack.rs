@@ -66,7 +66,7 @@ fn merge_recording(vocab: &Vocab, bytes: &[u8]) -> (usize, Option<(u32, u32)>) {
         for k in 0..ends.len().saturating_sub(1) {
             let (mid, end) = (ends[k], ends[k + 1]);
             if let Some(r) = bytes.get(start..end).and_then(|s| vocab.rank(s)) {
-                if best.is_none_or(|(b, _)| r < b) {
+                if best.map_or(true, |(b, _)| r < b) {
                     best = Some((r, k));
                 }
             }
@@ -155,10 +155,10 @@ impl Backtrack {
     #[inline]
     fn joined(&self, vocab: &Vocab, a: u32, b: u32) -> Option<u32> {
         let (la, lb) = (self.len_of(a), self.len_of(b));
-        let mut buf = [0u8; 256];
-        if la + lb > vocab.max_len() || la + lb > buf.len() {
+        if la + lb > vocab.max_len() || la + lb > 256 {
             return None;
         }
+        let mut buf = [0u8; 256];
         buf[..la].copy_from_slice(vocab.bytes(a)?);
         buf[la..la + lb].copy_from_slice(vocab.bytes(b)?);
         vocab.rank(&buf[..la + lb])
@@ -215,7 +215,10 @@ impl Backtrack {
         let max_len = vocab.max_len();
         // dead[p]: no encoding of the text before `p` ends a token at `p` and continues.
         let mut dead = vec![0u64; n / 64 + 1];
-        let is_dead = |dead: &[u64], p: usize| dead.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 != 0);
+        let is_dead =
+            |dead: &[u64], p: usize| dead.get(p / 64).is_some_and(|w| w >> (p % 64) & 1 != 0);
+        // Pairs already judged: long pieces repeat them (a letter run, all the same pair).
+        let mut judged: rustc_hash::FxHashMap<u64, bool> = Default::default();
         let mut tokens: Vec<u32> = Vec::with_capacity(n / 3 + 1);
         let mut pos = 0usize;
         let mut cand = self.longest(piece, 0, max_len);
@@ -223,9 +226,11 @@ impl Backtrack {
             if cand != NONE {
                 let end = pos + self.len_of(cand);
                 let fits = !is_dead(&dead, end)
-                    && tokens
-                        .last()
-                        .is_none_or(|&prev| self.compatible(vocab, prev, cand));
+                    && tokens.last().map_or(true, |&prev| {
+                        *judged
+                            .entry((prev as u64) << 32 | cand as u64)
+                            .or_insert_with(|| self.compatible(vocab, prev, cand))
+                    });
                 if fits {
                     tokens.push(cand);
                     pos = end;

@@ -58,7 +58,11 @@ impl External for HfModel {
         for (k, &(start, _)) in enc.get_offsets().iter().enumerate() {
             // Added special tokens have (0, 0); byte-level tokens inside one character share
             // its offsets: edges stay non-decreasing and start at 0.
-            let at = if k == 0 { 0 } else { start.clamp(last, text.len()) };
+            let at = if k == 0 {
+                0
+            } else {
+                start.clamp(last, text.len())
+            };
             edges.push(at);
             last = at;
         }
@@ -112,13 +116,19 @@ mod tests {
         assert_eq!(tok.count_ordinary("Hello world!"), 3);
         assert_eq!(tok.encode_ordinary("Hello world!"), vec![3, 4, 7]);
         assert_eq!(tok.token_edges("Hello world!"), vec![0, 6, 11, 12]);
-        assert_eq!(tok.count_or_zero("hello <|endoftext|>"), tok.count_ordinary("hello <|endoftext|>"));
+        assert_eq!(
+            tok.count_or_zero("hello <|endoftext|>"),
+            tok.count_ordinary("hello <|endoftext|>")
+        );
         let mut scratch = String::new();
         assert_eq!(tok.count_ordinary_after_newline("hello", &mut scratch), 1);
         let with = register("test:wordpiece+special", WORDPIECE, true).unwrap();
         assert_eq!(with.count_ordinary("Hello world!"), 5);
         assert_eq!(tok.token_edges(""), vec![0]);
         assert!(register("test:bad", "{", false).is_err());
-        assert!(std::ptr::eq(Tokenizer::lookup("test:wordpiece").unwrap(), tok));
+        assert!(std::ptr::eq(
+            Tokenizer::lookup("test:wordpiece").unwrap(),
+            tok
+        ));
     }
 }

@@ -151,8 +151,9 @@ pub trait External: Send + Sync {
 const BACKTRACK_MIN: usize = 512;
 
 fn registry() -> &'static std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>> {
-    static REGISTRY: OnceLock<std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>>> =
-        OnceLock::new();
+    static REGISTRY: OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>>,
+    > = OnceLock::new();
     REGISTRY.get_or_init(Default::default)
 }
 
@@ -219,7 +220,10 @@ impl Tokenizer {
     /// Registers `tok` under `key` for [`Tokenizer::lookup`] and returns the shared instance
     /// (the one already registered under `key`, if any). Registered tokenizers live as long
     /// as the process, like the built-in ones.
-    pub fn register(key: &str, tok: impl FnOnce() -> Result<Tokenizer, String>) -> Result<&'static Tokenizer, String> {
+    pub fn register(
+        key: &str,
+        tok: impl FnOnce() -> Result<Tokenizer, String>,
+    ) -> Result<&'static Tokenizer, String> {
         let mut map = registry().lock().unwrap_or_else(|e| e.into_inner());
         if let Some(&t) = map.get(key) {
             return Ok(t);
@@ -231,7 +235,11 @@ impl Tokenizer {
 
     /// The tokenizer registered under `key`.
     pub fn lookup(key: &str) -> Option<&'static Tokenizer> {
-        registry().lock().unwrap_or_else(|e| e.into_inner()).get(key).copied()
+        registry()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .copied()
     }
 
     /// Whether this is an external tokenizer ([`Tokenizer::external`]).
@@ -296,7 +304,10 @@ impl Tokenizer {
     fn long_starts(&self, piece: &[u8]) -> Vec<u32> {
         let mut starts = Vec::new();
         if piece.len() >= BACKTRACK_MIN
-            && self.backtracker().starts(&self.vocab, piece, &mut starts).is_some()
+            && self
+                .backtracker()
+                .starts(&self.vocab, piece, &mut starts)
+                .is_some()
         {
             return starts;
         }

@@ -102,7 +102,11 @@ impl Tokenizer {
     pub fn count_or_zero_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
         if let Some(ext) = &self.external {
             let mut scratch = String::new();
-            return out.extend(texts.iter().map(|t| ext.count(newline_then(t, &mut scratch))));
+            return out.extend(
+                texts
+                    .iter()
+                    .map(|t| ext.count(newline_then(t, &mut scratch))),
+            );
         }
         self.each_after_newline(texts, out, 0, Self::or_zero_after_newline_in)
     }
@@ -112,7 +116,11 @@ impl Tokenizer {
     pub fn count_ordinary_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
         if let Some(ext) = &self.external {
             let mut scratch = String::new();
-            return out.extend(texts.iter().map(|t| ext.count(newline_then(t, &mut scratch))));
+            return out.extend(
+                texts
+                    .iter()
+                    .map(|t| ext.count(newline_then(t, &mut scratch))),
+            );
         }
         self.each_after_newline(texts, out, 1, Self::ordinary_after_newline_in)
     }

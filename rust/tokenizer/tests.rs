@@ -570,7 +570,12 @@ fn linear_encoder_agrees_with_the_heap_on_long_pieces() {
             for reps in [200, 333, 1000, 4097] {
                 let piece = unit.repeat(reps);
                 let (heap, linear) = tok.starts_both_ways(piece.as_bytes());
-                assert_eq!(linear.as_ref(), Some(&heap), "{} {unit:?} x {reps}", tok.name());
+                assert_eq!(
+                    linear.as_ref(),
+                    Some(&heap),
+                    "{} {unit:?} x {reps}",
+                    tok.name()
+                );
             }
         }
     }

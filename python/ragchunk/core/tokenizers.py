@@ -81,7 +81,9 @@ class Tokenizer:
         self._json = json_text
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], *, add_special_tokens: bool = False) -> Tokenizer:
+    def from_file(
+        cls, path: str | os.PathLike[str], *, add_special_tokens: bool = False
+    ) -> Tokenizer:
         """Load a ``tokenizer.json`` (read once per path and option; nothing is downloaded).
 
         >>> Tokenizer.from_file("/no/such/tokenizer.json")
@@ -104,7 +106,8 @@ class Tokenizer:
 
     @classmethod
     def from_str(cls, json_text: str, *, add_special_tokens: bool = False) -> Tokenizer:
-        """A tokenizer from the JSON text of a ``tokenizer.json`` (``tokenizers.Tokenizer.to_str()``).
+        """A tokenizer from the JSON text of a ``tokenizer.json`` (``Tokenizer.to_str()`` of the
+        ``tokenizers`` package).
 
         >>> Tokenizer.from_str("{")
         Traceback (most recent call last):
@@ -147,10 +150,13 @@ class Tokenizer:
         """Number of tokens of ``text``."""
         from . import dispatch
 
-        return dispatch.run(
+        n: int = dispatch.run(
             lambda core: core.count_ordinary(text, self.key),
-            lambda: len(self.python_tokenizer().encode(text, add_special_tokens=self.add_special_tokens).ids),
+            lambda: len(
+                self.python_tokenizer().encode(text, add_special_tokens=self.add_special_tokens).ids
+            ),
         )
+        return n
 
     def token_offsets(self, text: str) -> list[tuple[int, int]]:
         """``(start, end)`` code-point offsets of each token of ``text`` (the package's offsets)."""
@@ -308,7 +314,7 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
         if tokenizer not in BUILTIN_ENCODINGS:
             raise ValueError(
                 f"tokenizer: unknown encoding {tokenizer!r}; available: "
-                f"{', '.join(available_tokenizers())}, or \"hf:<path to tokenizer.json>\" "
+                f'{", ".join(available_tokenizers())}, or "hf:<path to tokenizer.json>" '
                 "(or pass a Tokenizer, a tiktoken.Encoding or a callable)"
             )
         return ResolvedTokenizer(builtin=tokenizer)
