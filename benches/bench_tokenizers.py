@@ -102,7 +102,9 @@ def _wordpiece_file(docs: list[str], out: Path) -> Path:
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     lines = [line for d in docs[::5] for line in d.splitlines() if line.strip()][:20000]
-    tok.train_from_iterator(lines, trainers.WordPieceTrainer(vocab_size=8000))
+    tok.train_from_iterator(
+        lines, trainers.WordPieceTrainer(vocab_size=8000, special_tokens=["[UNK]"])
+    )
     path = out / "wordpiece.json"
     tok.save(str(path))
     return path

@@ -5,7 +5,11 @@
 //! package on the same file: the crate is the package's engine. Truncation and padding, when
 //! the file configures them, are switched off: a chunk's size must be its whole length.
 
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
 use tokenizers::Tokenizer as HfTokenizer;
+use tokenizers::{Model, OffsetReferential, OffsetType, PostProcessor, PreTokenizer};
 
 use super::{External, Tokenizer};
 
@@ -42,9 +46,71 @@ impl HfModel {
     }
 }
 
+/// Words memoised per thread (all models) before the memo starts over.
+const MEMO_MAX: usize = 1 << 18;
+
+thread_local! {
+    /// Tokens of each pre-tokenized word, keyed by the model's address and the word: text
+    /// repeats its words, and the model's per-word work (WordPiece's longest match, BPE's or
+    /// Unigram's search) was most of a count.
+    static WORDS: RefCell<FxHashMap<(usize, Box<str>), u32>> = RefCell::default();
+}
+
+impl HfModel {
+    /// `encode(text).len()` by the same pipeline without building an `Encoding`: added
+    /// tokens and normalizer, pre-tokenizer, then the model per word (memoised), plus the
+    /// post-processor's special tokens when asked for.
+    fn count_words(&self, text: &str) -> tokenizers::Result<usize> {
+        let tok = &self.inner;
+        let mut pre = tok
+            .get_added_vocabulary()
+            .extract_and_normalize(tok.get_normalizer(), text);
+        if let Some(p) = tok.get_pre_tokenizer() {
+            p.pre_tokenize(&mut pre)?;
+        }
+        let id = self as *const HfModel as usize;
+        let model = tok.get_model();
+        let mut n = 0usize;
+        WORDS.with(|memo| -> tokenizers::Result<()> {
+            let mut memo = memo.borrow_mut();
+            for (word, _, tokens) in pre.get_splits(OffsetReferential::Original, OffsetType::None) {
+                if let Some(t) = tokens {
+                    n += t.len();
+                    continue;
+                }
+                if word.is_empty() {
+                    continue;
+                }
+                // Look up without allocating; insert a copy on a miss.
+                let key = (id, Box::<str>::from(word));
+                if let Some(&c) = memo.get(&key) {
+                    n += c as usize;
+                    continue;
+                }
+                let c = model.tokenize(word)?.len();
+                if memo.len() >= MEMO_MAX {
+                    memo.clear();
+                }
+                memo.insert(key, c as u32);
+                n += c;
+            }
+            Ok(())
+        })?;
+        if self.special {
+            n += tok
+                .get_post_processor()
+                .map_or(0, |p| p.added_tokens(false));
+        }
+        Ok(n)
+    }
+}
+
 impl External for HfModel {
     fn count(&self, text: &str) -> usize {
-        self.encoding(text, false).len()
+        match self.count_words(text) {
+            Ok(n) => n,
+            Err(_) => self.encoding(text, false).len(),
+        }
     }
 
     fn ids(&self, text: &str) -> Vec<u32> {
