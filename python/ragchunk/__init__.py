@@ -20,6 +20,7 @@ from . import splitters as _splitters
 from .core import dispatch as _dispatch
 from .core.chunk import Chunk, Splitter
 from .core.errors import RagchunkError
+from .core.tokenizers import Tokenizer, available_tokenizers
 from .ragflow import presets
 from .ragflow.association import associate_images, boxes_overlap
 from .ragflow.batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
@@ -70,8 +71,10 @@ __all__ = [
     "TitleTreeChunker",
     "TokenChunker",
     "TokenWindowSplitter",
+    "Tokenizer",
     "__version__",
     "associate_images",
+    "available_tokenizers",
     "backend",
     "boxes_overlap",
     "chunk_paper",

@@ -30,6 +30,7 @@ __all__ = [
     "flow_merge_run",
     "flow_split_on_tokens",
     "flow_take_sentences",
+    "hf_register",
     "html_layout",
     "html_text",
     "markdown_blocks",
@@ -45,6 +46,7 @@ __all__ = [
     "semantic_similarity_matrix",
     "semantic_stats",
     "sentence_spans",
+    "token_edges",
 ]
 __version__: str
 
@@ -123,6 +125,12 @@ def count_batch(
     texts: list[str], encoding_name: str, strict: bool, workers: int | None = None
 ) -> list[int]:
     """Counts in parallel; ``strict``: ValueError on special-token text, else 0."""
+
+def hf_register(key: str, json: str, add_special_tokens: bool = False) -> None:
+    """Load a Hugging Face ``tokenizer.json`` (its text) under ``key`` (``"hf:..."``)."""
+
+def token_edges(text: str, encoding_name: str) -> list[int]:
+    """Byte offset where each token starts, then ``len(text)`` in bytes."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

@@ -10,6 +10,32 @@ use crate::tokenizer::{EncodingName, TokenCounter, Tokenizer};
 use super::guard::{contain, detached, map_docs};
 
 pub(super) fn encoding(name: &str) -> PyResult<&'static Tokenizer> {
+    if let Some(path) = name.strip_prefix("hf:") {
+        if let Some(t) = Tokenizer::lookup(name) {
+            return Ok(t);
+        }
+        // A file's key names its path: load it here too (a chunker unpickled in a worker
+        // process arrives with the key only).
+        #[cfg(feature = "hf")]
+        if !path.starts_with("sha256:") {
+            let (path, special) = match path.strip_suffix("#special") {
+                Some(p) => (p, true),
+                None => (path, false),
+            };
+            if let Ok(json) = std::fs::read_to_string(path) {
+                return crate::tokenizer::hf::register(name, &json, special)
+                    .map_err(|e| PyValueError::new_err(format!("tokenizer: {e}")));
+            }
+        }
+        #[cfg(not(feature = "hf"))]
+        let _ = path;
+        return Tokenizer::lookup(name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "tokenizer: the Hugging Face tokenizer {name:?} is not loaded \
+                 (pass tokenizer=\"hf:<path to tokenizer.json>\" or a Tokenizer object)"
+            ))
+        });
+    }
     let parsed: EncodingName = name.parse().map_err(|_| {
         PyValueError::new_err(format!(
             "tokenizer: unknown encoding {name:?}; built-in encodings are cl100k_base, o200k_base"
@@ -159,5 +185,52 @@ pub(super) fn count_batch(
             }
         }
         Ok(out)
+    })
+}
+
+/// Loads the JSON text of a Hugging Face `tokenizer.json` under `key` (`"hf:..."`), after which
+/// `key` is accepted wherever an encoding name is. Loading the same key again is free.
+#[pyfunction]
+#[pyo3(signature = (key, json, add_special_tokens=false))]
+pub(super) fn hf_register(
+    py: Python<'_>,
+    key: &str,
+    json: PyBackedStr,
+    add_special_tokens: bool,
+) -> PyResult<()> {
+    contain(py, || {
+        if !key.starts_with("hf:") {
+            return Err(PyValueError::new_err(format!(
+                "key: {key:?} must start with \"hf:\""
+            )));
+        }
+        #[cfg(feature = "hf")]
+        {
+            let r = detached(py, || {
+                crate::tokenizer::hf::register(key, &json, add_special_tokens).map(|_| ())
+            })?;
+            r.map_err(|e| PyValueError::new_err(format!("tokenizer: {e}")))
+        }
+        #[cfg(not(feature = "hf"))]
+        {
+            let _ = (&json, add_special_tokens);
+            Err(PyValueError::new_err(
+                "tokenizer: this build of ragchunk has no Hugging Face tokenizer support",
+            ))
+        }
+    })
+}
+
+/// Byte offset where each token of `text` starts, then `len(text)` in bytes (token windows,
+/// late chunking). For a built-in encoding the edges of `encode_ordinary`.
+#[pyfunction]
+pub(super) fn token_edges(
+    py: Python<'_>,
+    text: PyBackedStr,
+    encoding_name: &str,
+) -> PyResult<Vec<usize>> {
+    contain(py, || {
+        let tok = encoding(encoding_name)?;
+        detached(py, || tok.token_edges(&text))
     })
 }

@@ -42,6 +42,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counters::encode_ordinary, m)?)?;
     m.add_function(wrap_pyfunction!(counters::count_ordinary_batch, m)?)?;
     m.add_function(wrap_pyfunction!(counters::count_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::hf_register, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::token_edges, m)?)?;
 
     m.add_function(wrap_pyfunction!(ragflow::naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::naive_merge_batch, m)?)?;

@@ -13,9 +13,12 @@
 //! value in a dozen contexts, random strings over tricky alphabets, and the whole 23.8 MB corpus
 //! compared against tiktoken 0.14, for both encodings.
 
+mod backtrack;
 mod bpe;
 mod cache;
 pub mod counter;
+#[cfg(feature = "hf")]
+pub mod hf;
 mod joins;
 mod pretok;
 mod resume;
@@ -122,6 +125,36 @@ pub struct Tokenizer {
     special: &'static [(&'static str, u32)],
     special_finder: AhoCorasick,
     n_vocab: usize,
+    /// Tables of the linear-time encoder for long pieces, built on the first one.
+    backtrack: OnceLock<backtrack::Backtrack>,
+    /// A tokenizer from outside the built-in encodings (a Hugging Face `tokenizer.json`):
+    /// when set, every count and edge comes from it (see [`Tokenizer::external`]).
+    external: Option<Box<dyn External>>,
+}
+
+/// A tokenizer that counts by itself (a Hugging Face `tokenizer.json`), made usable wherever a
+/// built-in encoding is ([`Tokenizer::external`]): chunkers, counters, the parallel batch.
+pub trait External: Send + Sync {
+    /// Number of tokens of `text`.
+    fn count(&self, text: &str) -> usize;
+    /// Token ids of `text`.
+    fn ids(&self, text: &str) -> Vec<u32>;
+    /// Byte offset where each token starts, non-decreasing, the first one 0 (text before the
+    /// first token belongs to it), then `text.len()`: `count + 1` values.
+    fn edges(&self, text: &str) -> Vec<usize>;
+    /// One past the largest token id.
+    fn vocab_size(&self) -> usize;
+}
+
+/// Pieces longer than this many bytes are encoded left to right ([`backtrack`]) instead of
+/// heap-merged. Below it the heap is as fast and needs no tables.
+const BACKTRACK_MIN: usize = 512;
+
+fn registry() -> &'static std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>> {
+    static REGISTRY: OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>>,
+    > = OnceLock::new();
+    REGISTRY.get_or_init(Default::default)
 }
 
 fn classes() -> &'static Classes {
@@ -161,10 +194,60 @@ impl Tokenizer {
             special,
             special_finder,
             n_vocab,
+            backtrack: OnceLock::new(),
+            external: None,
         }
     }
 
-    /// Which encoding this is.
+    /// A tokenizer that counts with `model` everywhere a built-in encoding is accepted.
+    /// Special-token text is ordinary text for it (`count` never refuses).
+    pub fn external(model: Box<dyn External>) -> Tokenizer {
+        let vocab = Vocab::parse(b"");
+        let n_vocab = model.vocab_size();
+        Tokenizer {
+            name: EncodingName::Cl100kBase,
+            classes: classes(),
+            joins: joins::CharJoins::build(&vocab),
+            vocab,
+            special: &[],
+            special_finder: AhoCorasick::new(Vec::<&str>::new()).expect("empty automaton builds"),
+            n_vocab,
+            backtrack: OnceLock::new(),
+            external: Some(model),
+        }
+    }
+
+    /// Registers `tok` under `key` for [`Tokenizer::lookup`] and returns the shared instance
+    /// (the one already registered under `key`, if any). Registered tokenizers live as long
+    /// as the process, like the built-in ones.
+    pub fn register(
+        key: &str,
+        tok: impl FnOnce() -> Result<Tokenizer, String>,
+    ) -> Result<&'static Tokenizer, String> {
+        let mut map = registry().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&t) = map.get(key) {
+            return Ok(t);
+        }
+        let t: &'static Tokenizer = Box::leak(Box::new(tok()?));
+        map.insert(key.to_owned(), t);
+        Ok(t)
+    }
+
+    /// The tokenizer registered under `key`.
+    pub fn lookup(key: &str) -> Option<&'static Tokenizer> {
+        registry()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .copied()
+    }
+
+    /// Whether this is an external tokenizer ([`Tokenizer::external`]).
+    pub fn is_external(&self) -> bool {
+        self.external.is_some()
+    }
+
+    /// Which encoding this is (meaningless for an external tokenizer).
     pub fn name(&self) -> EncodingName {
         self.name
     }
@@ -220,8 +303,33 @@ impl Tokenizer {
     /// Token starts of a piece longer than [`bpe::SMALL`] bytes (heap merge).
     fn long_starts(&self, piece: &[u8]) -> Vec<u32> {
         let mut starts = Vec::new();
+        if piece.len() >= BACKTRACK_MIN
+            && self
+                .backtracker()
+                .starts(&self.vocab, piece, &mut starts)
+                .is_some()
+        {
+            return starts;
+        }
+        starts.clear();
         bpe::merge_heap(&self.vocab, piece, &mut starts);
         starts
+    }
+
+    /// The linear-time encoder's tables, built on first use.
+    fn backtracker(&self) -> &backtrack::Backtrack {
+        self.backtrack
+            .get_or_init(|| backtrack::Backtrack::build(&self.vocab))
+    }
+
+    /// Token starts of `piece` by the heap merge and by the linear-time encoder (tests).
+    #[cfg(test)]
+    fn starts_both_ways(&self, piece: &[u8]) -> (Vec<u32>, Option<Vec<u32>>) {
+        let mut heap = Vec::new();
+        bpe::merge_heap(&self.vocab, piece, &mut heap);
+        let mut linear = Vec::new();
+        let found = self.backtracker().starts(&self.vocab, piece, &mut linear);
+        (heap, found.map(|()| linear))
     }
 
     /// Calls `f(offset, part, count)` for the parts of a piece between its **cuts**: the
@@ -376,6 +484,9 @@ impl Tokenizer {
 
     /// `len(enc.encode_ordinary(text))`: special-token text is counted as ordinary text.
     pub fn count_ordinary(&self, text: &str) -> usize {
+        if let Some(ext) = &self.external {
+            return ext.count(text);
+        }
         cache::with(|cache| self.count_ordinary_in(text, cache))
     }
 
@@ -394,6 +505,9 @@ impl Tokenizer {
     /// serves it, so it runs at counting speed with no token ids built: what token windows
     /// need (a token's bytes may end inside a UTF-8 character; callers check).
     pub fn token_edges(&self, text: &str) -> Vec<usize> {
+        if let Some(ext) = &self.external {
+            return ext.edges(text);
+        }
         let mut edges = Vec::with_capacity(text.len() / 3 + 1);
         cache::with(|mut cache| {
             // Pieces are contiguous and cover the text.
@@ -409,6 +523,9 @@ impl Tokenizer {
 
     /// `enc.encode_ordinary(text)`.
     pub fn encode_ordinary(&self, text: &str) -> Vec<u32> {
+        if let Some(ext) = &self.external {
+            return ext.ids(text);
+        }
         let mut out = Vec::with_capacity(text.len() / 3);
         let mut starts = Vec::new();
         cache::with(|mut cache| {

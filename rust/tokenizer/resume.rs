@@ -45,6 +45,14 @@ impl Tokenizer {
         stop_above: Option<usize>,
     ) -> Option<Resume> {
         let rest = text.get(start..)?;
+        if let Some(ext) = &self.external {
+            // No piece boundaries to resume from: the whole rest, every time.
+            return Some(Resume {
+                count: ext.count(rest),
+                stable: start,
+                count_to_stable: 0,
+            });
+        }
         let limit = text.len().saturating_sub(tail);
         let mut count = 0;
         let mut stable = (start, 0);

@@ -45,6 +45,9 @@ impl Tokenizer {
     /// and its first character is not whitespace (see the module docs).
     #[inline(always)]
     pub fn newline_stays_alone(&self, text: &str) -> bool {
+        if self.external.is_some() {
+            return false;
+        }
         let s = text.as_bytes();
         match s.first() {
             None => false,
@@ -63,6 +66,9 @@ impl Tokenizer {
     /// `count_ordinary("\n" + text)`, without building the string when
     /// [`newline_stays_alone`](Self::newline_stays_alone); `scratch` holds the copy otherwise.
     pub fn count_ordinary_after_newline(&self, text: &str, scratch: &mut String) -> usize {
+        if let Some(ext) = &self.external {
+            return ext.count(newline_then(text, scratch));
+        }
         cache::with(|cache| self.ordinary_after_newline_in(text, scratch, cache))
     }
 
@@ -83,6 +89,9 @@ impl Tokenizer {
     /// `text` holds a special token's text, else as
     /// [`count_ordinary_after_newline`](Self::count_ordinary_after_newline).
     pub fn count_or_zero_after_newline(&self, text: &str, scratch: &mut String) -> usize {
+        if let Some(ext) = &self.external {
+            return ext.count(newline_then(text, scratch));
+        }
         cache::with(|cache| self.or_zero_after_newline_in(text, scratch, cache))
     }
 
@@ -91,12 +100,28 @@ impl Tokenizer {
     /// for all of them: taking the thread's memo per paragraph cost ~5% of `naive_merge` on
     /// short paragraphs.
     pub fn count_or_zero_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
+        if let Some(ext) = &self.external {
+            let mut scratch = String::new();
+            return out.extend(
+                texts
+                    .iter()
+                    .map(|t| ext.count(newline_then(t, &mut scratch))),
+            );
+        }
         self.each_after_newline(texts, out, 0, Self::or_zero_after_newline_in)
     }
 
     /// [`count_ordinary_after_newline`](Self::count_ordinary_after_newline) of each text, in
     /// order, appended to `out`, in one memo session (`naive_merge`'s `"hard_cap"` counter).
     pub fn count_ordinary_after_newline_each(&self, texts: &[&str], out: &mut Vec<usize>) {
+        if let Some(ext) = &self.external {
+            let mut scratch = String::new();
+            return out.extend(
+                texts
+                    .iter()
+                    .map(|t| ext.count(newline_then(t, &mut scratch))),
+            );
+        }
         self.each_after_newline(texts, out, 1, Self::ordinary_after_newline_in)
     }
 

@@ -537,3 +537,62 @@ fn long_piece_memo_is_exact_and_bounded() {
         }
     }
 }
+
+#[test]
+fn linear_encoder_agrees_with_the_heap_on_long_pieces() {
+    // The left-to-right encoder must give the heap merge's tokens on every long piece: runs of
+    // one character (the worst case it exists for), repeated words, random text over tricky
+    // alphabets, raw bytes, and lengths on both sides of the threshold.
+    let alphabets = [
+        "a",
+        "aab",
+        "中",
+        "中文字符测试数据库的一是了",
+        "aé中😀 ,.xyzqj",
+        "ÁáÂâ\u{301}ſK",
+        " ",
+        "!!?.-=",
+        "0123456789",
+        "abcdefghijklmnopqrstuvwxyz",
+        "ab",
+        "\n ",
+    ];
+    let mut rng = Rng(11);
+    for tok in [cl(), o2()] {
+        for round in 0..600 {
+            let alphabet = alphabets[round % alphabets.len()];
+            let len = 2 + (rng.next() % 3000) as usize;
+            let bytes = random_piece(&mut rng, alphabet, len, round % 13 == 0);
+            let (heap, linear) = tok.starts_both_ways(&bytes);
+            assert_eq!(linear.as_ref(), Some(&heap), "{} {bytes:?}", tok.name());
+        }
+        for unit in ["a", "中", " ", "0", "!", "ab", "abc", "🙂", "\u{301}", "é"] {
+            for reps in [200, 333, 1000, 4097] {
+                let piece = unit.repeat(reps);
+                let (heap, linear) = tok.starts_both_ways(piece.as_bytes());
+                assert_eq!(
+                    linear.as_ref(),
+                    Some(&heap),
+                    "{} {unit:?} x {reps}",
+                    tok.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ten_megabyte_letter_run_counts_promptly() {
+    // One 10 MB piece: the linear encoder, checked against the heap merge on a 1 MB run.
+    for tok in [cl(), o2()] {
+        let run = "a".repeat(1_000_000);
+        let (heap, linear) = tok.starts_both_ways(run.as_bytes());
+        assert_eq!(linear.as_ref(), Some(&heap), "{}", tok.name());
+        let big = "a".repeat(10_000_000);
+        let t = std::time::Instant::now();
+        let n = tok.count_ordinary(&big);
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{}", tok.name());
+        // Eight-letter tokens all the way: the 1 MB run's tokens, ten times over.
+        assert_eq!(n, 10 * heap.len(), "{}", tok.name());
+    }
+}

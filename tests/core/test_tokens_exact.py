@@ -117,6 +117,30 @@ def test_long_letter_runs(core: Any, encoding: Any) -> None:
     assert _mismatches(core, encoding, texts) == []
 
 
+def test_long_single_pieces(core: Any, encoding: Any) -> None:
+    # One pretokenizer piece of thousands of bytes takes the linear-time encoder: runs of one
+    # letter, CJK character, punctuation, space, and random long letter/punctuation runs.
+    rng = random.Random(5)
+    units = ["a", "z", "中", "の", "!", "-", "=", " ", "ab", "é", "\u0301", "ſ", "🙂"]
+    texts = [u * rng.randint(600, 6000) for u in units]
+    for alphabet in ("aab", "abcdefghij", "中文字符测试", "!?.,-=+*", "ÁáÂâ\u0301"):
+        texts += ["".join(rng.choices(alphabet, k=rng.randint(600, 5000))) for _ in range(8)]
+    assert _mismatches(core, encoding, texts) == []
+
+
+def test_ten_megabyte_letter_run_is_prompt(core: Any, encoding: Any) -> None:
+    import time
+
+    # tiktoken counts a run of n * 8 letters "a" as n tokens (checked on a size it handles);
+    # the 10 MB run must agree and take well under a second or two.
+    assert len(encoding.encode_ordinary("a" * 8000)) == 1000
+    t = time.perf_counter()
+    n = core.count_ordinary("a" * 10_000_000, encoding.name)
+    elapsed = time.perf_counter() - t
+    assert n == 1_250_000
+    assert elapsed < 5.0, f"{elapsed:.1f} s for a 10 MB single piece"
+
+
 @given(st.text(max_size=300))
 def test_random_unicode(core: Any, text: str) -> None:
     import tiktoken

@@ -103,6 +103,10 @@ def load_encoding(name: str) -> tiktoken.Encoding:
         ImportError: ``tiktoken`` is not installed (``pip install ragchunk[fallback]``).
         ValueError: ``name`` is not a built-in encoding.
     """
+    if name.startswith("hf:"):
+        from ..core.tokenizers import hf_tokenizer
+
+        return _HfEncoding(hf_tokenizer(name))  # type: ignore[return-value]
     tiktoken_module = _import_tiktoken()
     spec = _spec(name)
     ranks = _parse_ranks(read_vocab_bytes(name))
@@ -113,6 +117,24 @@ def load_encoding(name: str) -> tiktoken.Encoding:
         special_tokens=dict(spec.special_tokens),
     )
     return encoding
+
+
+class _HfEncoding:
+    """A Hugging Face tokenizer with the part of ``tiktoken.Encoding``'s interface the
+    fallback uses: ``encode``/``encode_ordinary`` return the ids (special-token text is
+    ordinary text for it)."""
+
+    def __init__(self, tok: Any) -> None:
+        self.name = tok.key
+        self._tok = tok.python_tokenizer()
+        self._special = tok.add_special_tokens
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        ids: list[int] = self._tok.encode(text, add_special_tokens=self._special).ids
+        return ids
+
+    def encode(self, text: str, **_: Any) -> list[int]:
+        return self.encode_ordinary(text)
 
 
 def count_tokens(text: str, name: str = "cl100k_base") -> int:

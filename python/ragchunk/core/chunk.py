@@ -99,6 +99,27 @@ class Splitter:
         """Cut ``text`` into :class:`Chunk` objects with offsets into ``text``."""
         raise NotImplementedError
 
+    @property
+    def tokenizer_name(self) -> str | None:
+        """What chunk sizes are measured in: a built-in encoding's name, a Hugging Face
+        tokenizer's key (``"hf:..."``), ``"callable"``, ``"chars"``, or ``None`` when the
+        chunker has no size.
+
+        >>> from ragchunk import RecursiveSplitter
+        >>> RecursiveSplitter(chunk_size=64, tokenizer="o200k_base").tokenizer_name
+        'o200k_base'
+        """
+        resolved = getattr(self, "_tok", None) or getattr(self, "_resolved", None)
+        builtin = getattr(resolved, "builtin", None)
+        if isinstance(builtin, str):
+            return builtin
+        if resolved is not None:
+            return "callable"
+        if getattr(self, "length", None) == "chars":
+            return "chars"
+        encoding = getattr(self, "_encoding", None)
+        return encoding if isinstance(encoding, str) else None
+
     def split_text(self, text: str) -> list[str]:
         """Just the chunk strings of :meth:`split`."""
         return [c.text for c in self.split(text)]

@@ -6,23 +6,240 @@ A tokenizer is one of:
   counted entirely in Rust (or with the ``tiktoken`` package by the pure-Python fallback);
 * a ``tiktoken.Encoding``: when it is one of the built-in encodings it is treated exactly like
   its name, otherwise every count calls ``len(encoding.encode(text))``;
-* a Hugging Face ``tokenizers.Tokenizer`` (anything whose ``encode(text)`` returns an object
-  with ``.ids``): ``len(tokenizer.encode(text, add_special_tokens=False).ids)``;
+* ``"hf:<path to tokenizer.json>"`` or a :class:`Tokenizer` (``Tokenizer.from_file(path)``): a
+  Hugging Face tokenizer file (WordPiece, BPE, Unigram...), counted in Rust with the
+  ``tokenizers`` crate, GIL released (or with the ``tokenizers`` package by the fallback):
+  ``len(tok.encode(text, add_special_tokens=False).ids)``;
+* a Hugging Face ``tokenizers.Tokenizer`` object: serialised once and counted like its file;
 * any callable ``str -> int`` (a word counter, an embedding model's tokenizer...): every count
   comes from it, and it must return a non-negative ``int``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .encodings import ENCODINGS
 
-__all__ = ["BUILTIN_ENCODINGS", "ResolvedTokenizer", "resolve_tokenizer"]
+__all__ = [
+    "BUILTIN_ENCODINGS",
+    "ResolvedTokenizer",
+    "Tokenizer",
+    "available_tokenizers",
+    "hf_tokenizer",
+    "resolve_tokenizer",
+]
 
 BUILTIN_ENCODINGS = ("cl100k_base", "o200k_base")
+
+HF_PREFIX = "hf:"
+
+# Loaded Hugging Face tokenizers by key ("hf:..."), shared by both backends.
+_HF: dict[str, Tokenizer] = {}
+# Python ``tokenizers.Tokenizer`` objects already serialised: id -> (object, key). The object
+# is kept so that its id is never reused for another one.
+_FROM_OBJECTS: dict[int, tuple[object, str]] = {}
+_LOCK = threading.Lock()
+
+
+class Tokenizer:
+    """A Hugging Face tokenizer (a ``tokenizer.json``) that ragchunk counts with in Rust.
+
+    Pass it (or ``"hf:<path>"``) as ``tokenizer=`` to any size-aware chunker, to
+    :func:`ragchunk.count_tokens` and to the batch functions. Counts equal the ``tokenizers``
+    package's ``len(tok.encode(text, add_special_tokens=False).ids)``, or with
+    ``add_special_tokens=True`` the special tokens an embedder sees (``[CLS]``/``[SEP]``).
+    Truncation and padding configured in the file are ignored: a chunk is measured whole.
+
+    >>> import json, pathlib, tempfile
+    >>> vocab = {"[UNK]": 0, "hello": 1, "world": 2}
+    >>> spec = {"version": "1.0", "model": {"type": "WordLevel", "vocab": vocab,
+    ...         "unk_token": "[UNK]"}, "pre_tokenizer": {"type": "Whitespace"}}
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tokenizer.json"
+    >>> _ = path.write_text(json.dumps(spec))
+    >>> tok = Tokenizer.from_file(path)
+    >>> tok.count("hello world hello")
+    3
+    >>> tok.token_offsets("hello world")
+    [(0, 5), (6, 11)]
+    """
+
+    __slots__ = ("_json", "add_special_tokens", "key", "source")
+
+    def __init__(self, key: str, json_text: str, source: str, add_special_tokens: bool) -> None:
+        self.key = key
+        """The name this tokenizer is known by (``"hf:..."``, see :func:`available_tokenizers`)."""
+        self.source = source
+        """Where it came from: the file's path, or ``"<tokenizers.Tokenizer>"``."""
+        self.add_special_tokens = add_special_tokens
+        """Whether counts include the special tokens the post-processor adds."""
+        self._json = json_text
+
+    @classmethod
+    def from_file(
+        cls, path: str | os.PathLike[str], *, add_special_tokens: bool = False
+    ) -> Tokenizer:
+        """Load a ``tokenizer.json`` (read once per path and option; nothing is downloaded).
+
+        >>> Tokenizer.from_file("/no/such/tokenizer.json")
+        Traceback (most recent call last):
+        ...
+        ValueError: tokenizer: cannot read '/no/such/tokenizer.json': ...
+        """
+        full = os.path.abspath(os.fspath(path))
+        key = HF_PREFIX + full + ("#special" if add_special_tokens else "")
+        with _LOCK:
+            known = _HF.get(key)
+        if known is not None:
+            return known
+        try:
+            with open(full, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise ValueError(f"tokenizer: cannot read {full!r}: {exc.strerror}") from None
+        return cls._load(key, text, full, add_special_tokens)
+
+    @classmethod
+    def from_str(cls, json_text: str, *, add_special_tokens: bool = False) -> Tokenizer:
+        """A tokenizer from the JSON text of a ``tokenizer.json`` (``Tokenizer.to_str()`` of the
+        ``tokenizers`` package).
+
+        >>> Tokenizer.from_str("{")
+        Traceback (most recent call last):
+        ...
+        ValueError: tokenizer: not a valid tokenizer.json: ...
+        """
+        digest = hashlib.sha256(json_text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        key = f"{HF_PREFIX}sha256:{digest}" + ("#special" if add_special_tokens else "")
+        with _LOCK:
+            known = _HF.get(key)
+        if known is not None:
+            return known
+        return cls._load(key, json_text, "<json>", add_special_tokens)
+
+    @classmethod
+    def _load(cls, key: str, json_text: str, source: str, add_special_tokens: bool) -> Tokenizer:
+        tok = cls(key, json_text, source, add_special_tokens)
+        core = _compiled_core()
+        if core is not None:
+            try:
+                core.hf_register(key, json_text, add_special_tokens)
+            except ValueError as exc:
+                raise ValueError(str(exc)) from None
+        else:
+            tok.python_tokenizer()  # validate the file the same way
+        with _LOCK:
+            return _HF.setdefault(key, tok)
+
+    def python_tokenizer(self) -> Any:
+        """The same tokenizer as a ``tokenizers.Tokenizer`` (the fallback's engine; cached).
+
+        >>> Tokenizer.from_str("{}").python_tokenizer()
+        Traceback (most recent call last):
+        ...
+        ValueError: tokenizer: not a valid tokenizer.json: ...
+        """
+        return _python_tokenizer(self._json)
+
+    def count(self, text: str) -> int:
+        """Number of tokens of ``text``."""
+        from . import dispatch
+
+        n: int = dispatch.run(
+            lambda core: core.count_ordinary(text, self.key),
+            lambda: len(
+                self.python_tokenizer().encode(text, add_special_tokens=self.add_special_tokens).ids
+            ),
+        )
+        return n
+
+    def token_offsets(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` code-point offsets of each token of ``text`` (the package's offsets)."""
+        enc = self.python_tokenizer().encode(text, add_special_tokens=self.add_special_tokens)
+        return [(int(a), int(b)) for a, b in enc.offsets]
+
+    def __repr__(self) -> str:
+        extra = ", add_special_tokens=True" if self.add_special_tokens else ""
+        return f"Tokenizer.from_file({self.source!r}{extra})"
+
+
+_PY_TOKENIZERS: dict[str, Any] = {}
+
+
+def _python_tokenizer(json_text: str) -> Any:
+    known = _PY_TOKENIZERS.get(json_text)
+    if known is not None:
+        return known
+    try:
+        import tokenizers
+    except ImportError as exc:  # pragma: no cover - exercised only without the package
+        raise ImportError(
+            "ragchunk's pure-Python backend counts Hugging Face tokenizers with the "
+            "'tokenizers' package, which is not installed: pip install tokenizers"
+        ) from exc
+    try:
+        tok = tokenizers.Tokenizer.from_str(json_text)
+    except Exception as exc:
+        raise ValueError(f"tokenizer: not a valid tokenizer.json: {exc}") from None
+    tok.no_truncation()
+    tok.no_padding()
+    _PY_TOKENIZERS[json_text] = tok
+    return tok
+
+
+def _compiled_core() -> Any:
+    """The compiled core if it imports (HF tokenizers are loaded into it eagerly)."""
+    try:
+        from .. import _core
+    except ImportError:
+        return None
+    return _core if hasattr(_core, "hf_register") else None
+
+
+def hf_tokenizer(key: str) -> Tokenizer:
+    """The loaded Hugging Face tokenizer named ``key`` (``"hf:..."``).
+
+    >>> hf_tokenizer("hf:/nowhere")
+    Traceback (most recent call last):
+    ...
+    ValueError: tokenizer: cannot read '/nowhere': ...
+    """
+    with _LOCK:
+        known = _HF.get(key)
+    if known is not None:
+        return known
+    path = key[len(HF_PREFIX) :]
+    special = path.endswith("#special")
+    return Tokenizer.from_file(path.removesuffix("#special"), add_special_tokens=special)
+
+
+def available_tokenizers() -> list[str]:
+    """Names accepted as ``tokenizer=``: the built-in encodings, then loaded Hugging Face files.
+
+    Any ``"hf:<path to tokenizer.json>"`` is accepted too (loaded on first use), as are a
+    :class:`Tokenizer`, a ``tiktoken.Encoding``, a ``tokenizers.Tokenizer`` and a callable.
+
+    >>> available_tokenizers()[:2]
+    ['cl100k_base', 'o200k_base']
+    """
+    with _LOCK:
+        return [*BUILTIN_ENCODINGS, *sorted(_HF)]
+
+
+def _from_python_object(tokenizer: Any) -> Tokenizer:
+    with _LOCK:
+        known = _FROM_OBJECTS.get(id(tokenizer))
+    if known is not None and known[0] is tokenizer:
+        return hf_tokenizer(known[1])
+    tok = Tokenizer.from_str(tokenizer.to_str())
+    with _LOCK:
+        _FROM_OBJECTS[id(tokenizer)] = (tokenizer, tok.key)
+    return tok
 
 
 @dataclass(frozen=True)
@@ -99,12 +316,17 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
         TypeError: anything that is neither a name, an encoding, a tokenizer nor a callable.
     """
     if isinstance(tokenizer, str):
+        if tokenizer.startswith(HF_PREFIX):
+            return ResolvedTokenizer(builtin=hf_tokenizer(tokenizer).key)
         if tokenizer not in BUILTIN_ENCODINGS:
             raise ValueError(
-                f"tokenizer: unknown encoding {tokenizer!r}; built-in encodings are "
-                f"{', '.join(BUILTIN_ENCODINGS)} (or pass a tiktoken.Encoding or a callable)"
+                f"tokenizer: unknown encoding {tokenizer!r}; available: "
+                f'{", ".join(available_tokenizers())}, or "hf:<path to tokenizer.json>" '
+                "(or pass a Tokenizer, a tiktoken.Encoding or a callable)"
             )
         return ResolvedTokenizer(builtin=tokenizer)
+    if isinstance(tokenizer, Tokenizer):
+        return ResolvedTokenizer(builtin=tokenizer.key)
     cls = type(tokenizer)
     module = getattr(cls, "__module__", "") or ""
     if module.startswith("tiktoken") and hasattr(tokenizer, "encode"):
@@ -114,6 +336,8 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
         encode = tokenizer.encode
         exact = _checked(lambda text: len(encode(text)), "tiktoken.Encoding.encode")
         return ResolvedTokenizer(exact=exact, ragflow=_zero_on_value_error(exact), source=tokenizer)
+    if module.startswith("tokenizers") and hasattr(tokenizer, "to_str"):
+        return ResolvedTokenizer(builtin=_from_python_object(tokenizer).key)
     if module.startswith("tokenizers") and hasattr(tokenizer, "encode"):
         hf_encode = tokenizer.encode
         exact = _checked(

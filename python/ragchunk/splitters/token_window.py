@@ -68,6 +68,11 @@ class TokenWindowSplitter(WindowSplitter):
         self._encoding: str | None = None
         self._enc: Any = None
         if isinstance(tokenizer, str):
+            if tokenizer.startswith("hf:"):
+                raise TypeError(
+                    "tokenizer: TokenWindowSplitter windows tiktoken token ids; a Hugging Face "
+                    "tokenizer works with the other splitters"
+                )
             self._encoding = resolve_tokenizer(tokenizer).builtin
         elif type(tokenizer).__module__.startswith("tiktoken") and hasattr(
             tokenizer, "encode_ordinary"
