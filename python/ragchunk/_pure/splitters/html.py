@@ -326,13 +326,14 @@ _TAG = re.compile(
 
 
 def bound_depth(html: str) -> str:
-    """``html`` with the start tags that would nest past :data:`MAX_DEPTH` removed (with
-    their end tags); ``html`` itself when nothing is that deep (nearly always).
+    """``html`` with the start tags that would nest past :data:`MAX_DEPTH` replaced by a space
+    (and so are their end tags); ``html`` itself when nothing is that deep (nearly always).
 
     The depth is estimated from the tags alone in one linear pass: a start tag opens an
     element (except void elements and those a repeat of themselves closes, such as ``p``,
     ``li``, ``td``); an end tag closes its element when it is among the top few open ones
-    and no table/cell boundary is in between; comments and raw-text elements (``script``,
+    with no table/cell boundary in between (and no block, for an inline element's end
+    tag: the parser ignores those); comments and raw-text elements (``script``,
     ``style``, ``textarea``, ...) are skipped. Run by the facade, so both backends parse the
     same markup. Idempotent: the result has nothing to remove.
     """
@@ -354,11 +355,13 @@ def bound_depth(html: str) -> str:
             elif stack and stack[-1] == name:
                 stack.pop()
             else:
+                inline = name not in BLOCK
                 for i in range(len(stack) - 2, max(-1, len(stack) - 1 - _END_REACH), -1):
+                    above = stack[i + 1]  # would be closed too: a boundary, or a block
+                    if above in _SCOPE or (inline and above in BLOCK):  # under an inline
+                        break  # (the parser ignores such an end tag)
                     if stack[i] == name:
                         del stack[i:]
-                        break
-                    if stack[i] in _SCOPE:
                         break
             continue
         if name in _NOT_NESTING:
@@ -383,4 +386,4 @@ def bound_depth(html: str) -> str:
         parts.append(html[at:a])
         at = b
     parts.append(html[at:])
-    return "".join(parts)
+    return " ".join(parts)  # a space for each removed tag keeps words apart
