@@ -528,6 +528,29 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_cut_as_text_past_max_depth() {
+        // Without the limit, every nested level would be walked and counted: thousands of
+        // atoms. With it, the walk stops MAX_DEPTH levels down and the rest is one atom.
+        let deep = format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000));
+        let tree = {
+            let mut p = Parser::new();
+            p.set_language(&Lang::Python.grammar()).unwrap();
+            p.parse(&deep, None).unwrap()
+        };
+        let mut fits = |s: usize, e: usize| Ok::<_, std::convert::Infallible>(e - s <= 16);
+        let groups =
+            atom_groups(tree.root_node(), deep.as_bytes(), Lang::Python, &mut fits).unwrap();
+        let atoms: usize = groups.iter().map(Vec::len).sum();
+        assert!(atoms <= 2 * MAX_DEPTH, "{atoms} atoms");
+        covers(&deep, Lang::Python, 16);
+        // Shallow code is walked as before: a nested definition still gets its own chunk.
+        let nested = "class A:\n    def m(self):\n        return [[1, 2], [3, 4]]\n";
+        let got = chunks(nested, Lang::Python, 30);
+        assert_eq!(got[0].0, "class A:");
+        assert_eq!(got[1].1, ["A.m"]);
+    }
+
+    #[test]
     fn names_and_aliases() {
         assert_eq!(Lang::from_name(" Py "), Some(Lang::Python));
         assert_eq!(Lang::from_name("c++"), Some(Lang::Cpp));
