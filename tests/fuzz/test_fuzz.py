@@ -21,7 +21,7 @@ pytestmark = pytest.mark.single_backend
 CORPUS = sorted(harness.CORPUS.iterdir())
 # Bytes the text parts are drawn from: markup, brackets, separators, multi-byte and
 # invalid UTF-8 (lone surrogates once decoded).
-ALPHABET = list(b'ab \n\t.,;:!?()[]{}<>/="#-*|`\\0x') + [0xC3, 0xA9, 0xE3, 0x80, 0x82, 0xFF]
+ALPHABET = [*b'ab \n\t.,;:!?()[]{}<>/="#-*|`\\0x', 0xC3, 0xA9, 0xE3, 0x80, 0x82, 0xFF]
 
 
 def test_corpus_is_committed() -> None:

@@ -4,7 +4,6 @@ configured core object each one keeps per core module."""
 from __future__ import annotations
 
 import sys
-
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any

@@ -67,8 +67,10 @@ def _leaf_count(value: object) -> int:
     stack = [value]
     while stack:
         v = stack.pop()
-        if _splittable(v):
-            stack.extend(v.values() if isinstance(v, dict) else v)  # type: ignore[attr-defined]
+        if isinstance(v, dict) and v:
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)) and v:
+            stack.extend(v)
         else:
             n += 1
     return n
