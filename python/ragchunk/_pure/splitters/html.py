@@ -316,11 +316,12 @@ _RAW = frozenset("script style xmp iframe noembed noframes textarea title".split
 _SCOPE = frozenset("applet caption html table td th marquee object template".split())
 # How far below the top of the estimated stack an end tag may find its element.
 _END_REACH = 8
+# A start or end tag up to the first ">" (quotes are not tracked: a ">" inside an attribute
+# value ends the tag early, which only matters for a tag that is removed), or a comment or
+# CDATA section skipped whole. Matched only up to the last ">" of the document, so every
+# match succeeds at the first try and the scan is linear.
 _TAG = re.compile(
-    r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)"
-    r"|<(/?)([A-Za-z][^\t\n\f\r />]*)"
-    r"(?:[\t\n\f\r ]+[^\t\n\f\r />=]+(?:[\t\n\f\r ]*=[\t\n\f\r ]*"
-    r"(?:\"[^\"]*\"|'[^']*'|[^\t\n\f\r >]*))?)*[\t\n\f\r ]*(/?)>",
+    r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*?(/?)>",
     re.DOTALL,
 )
 
@@ -343,7 +344,7 @@ def bound_depth(html: str) -> str:
     excess: dict[str, int] = {}
     cut: list[tuple[int, int]] = []
     skip_to = 0  # inside a raw-text element until here
-    for m in _TAG.finditer(html):
+    for m in _TAG.finditer(html, 0, html.rfind(">") + 1):
         slash, name, closed = m.group(1, 2, 3)
         if name is None or m.start() < skip_to:
             continue
