@@ -19,7 +19,9 @@
 //!    * a unit that does not fit is *expanded*: each member is an atom if it fits, else its
 //!      children are walked the same way (recursively, with an explicit stack: no recursion
 //!      limit on deeply nested input). A childless node that does not fit is one atom (the
-//!      packer cuts it);
+//!      packer cuts it), and so is a node [`MAX_DEPTH`] levels below the root: deeper
+//!      structure is cut as text (lines, sentences, whitespace, characters), never walked,
+//!      so pathological nesting costs at most `MAX_DEPTH` counts per byte;
 //!    * non-whitespace text between siblings (nothing a grammar normally leaves out, but
 //!      tree-sitter is allowed to) becomes an atom too, so no text can be lost.
 //! 3. An expanded *definition* (function, class, impl, ... per language; or a wrapper such
@@ -44,6 +46,14 @@ use crate::text::boundaries::is_ascii_space;
 use crate::text::rules::{rules, static_strs};
 use crate::text::CharIndex;
 use crate::tokenizer::TokenCounter;
+
+/// How deep the walk goes into the syntax tree: a node this many levels below the root that
+/// does not fit the budget is one atom, cut as text by the packer instead of walked into.
+/// Each walked level may count its node's text once, so this bounds the work per input byte
+/// on deeply nested input (`x = ((((...))))`). Ordinary code is far shallower where it
+/// matters: a node this deep is nearly always within the budget already. The same limit is
+/// `MAX_DEPTH` in `python/ragchunk/_pure/splitters/code.py`.
+pub const MAX_DEPTH: usize = 64;
 
 /// A supported language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,10 +310,11 @@ enum Op<'t> {
         lo: usize,
         hi: usize,
         in_wrapper: bool,
+        depth: usize,
     },
     Gap(usize, usize),
-    Place(Unit<'t>, bool),
-    Expand(Node<'t>, bool),
+    Place(Unit<'t>, bool, usize),
+    Expand(Node<'t>, bool, usize),
     Barrier,
 }
 
@@ -323,6 +334,7 @@ fn atom_groups<E>(
         lo: 0,
         hi: src.len(),
         in_wrapper: false,
+        depth: 1,
     }];
     while let Some(op) = stack.pop() {
         match op {
@@ -331,13 +343,14 @@ fn atom_groups<E>(
                 lo,
                 hi,
                 in_wrapper,
+                depth,
             } => {
                 let mut todo = Vec::new();
                 let mut pos = lo;
                 for u in units(&children, src) {
                     todo.push(Op::Gap(pos, u.members[0].start_byte()));
                     pos = u.members[u.members.len() - 1].end_byte();
-                    todo.push(Op::Place(u, in_wrapper));
+                    todo.push(Op::Place(u, in_wrapper, depth));
                 }
                 todo.push(Op::Gap(pos, hi));
                 stack.extend(todo.into_iter().rev());
@@ -348,7 +361,7 @@ fn atom_groups<E>(
                     groups.push(std::mem::take(&mut cur));
                 }
             }
-            Op::Place(u, in_wrapper) => {
+            Op::Place(u, in_wrapper, depth) => {
                 let s = u.members[0].start_byte();
                 let e = u.members[u.members.len() - 1].end_byte();
                 if fits(s, e)? {
@@ -368,7 +381,7 @@ fn atom_groups<E>(
                 for &m in &u.members {
                     todo.push(Op::Gap(pos, m.start_byte()));
                     // A lone member is known not to fit: expand it without counting again.
-                    todo.push(Op::Expand(m, lone));
+                    todo.push(Op::Expand(m, lone, depth));
                     pos = m.end_byte();
                 }
                 if fenced {
@@ -376,18 +389,19 @@ fn atom_groups<E>(
                 }
                 stack.extend(todo.into_iter().rev());
             }
-            Op::Expand(node, known_big) => {
+            Op::Expand(node, known_big, depth) => {
                 let (s, e) = (node.start_byte(), node.end_byte());
-                let children = children_of(node);
-                if children.is_empty() || (!known_big && fits(s, e)?) {
+                if depth >= MAX_DEPTH || node.child_count() == 0 || (!known_big && fits(s, e)?) {
                     push_trimmed(&mut cur, src, s, e);
                     continue;
                 }
+                let children = children_of(node);
                 stack.push(Op::Seq {
                     children,
                     lo: s,
                     hi: e,
                     in_wrapper: wrappers.contains(&node.kind()),
+                    depth: depth + 1,
                 });
             }
         }
@@ -511,6 +525,29 @@ mod tests {
         for (i, ch) in text.char_indices() {
             assert!(covered[i] || ch.is_whitespace(), "lost {ch:?} at {i}");
         }
+    }
+
+    #[test]
+    fn deep_nesting_is_cut_as_text_past_max_depth() {
+        // Without the limit, every nested level would be walked and counted: thousands of
+        // atoms. With it, the walk stops MAX_DEPTH levels down and the rest is one atom.
+        let deep = format!("x = {}1{}\n", "(".repeat(5000), ")".repeat(5000));
+        let tree = {
+            let mut p = Parser::new();
+            p.set_language(&Lang::Python.grammar()).unwrap();
+            p.parse(&deep, None).unwrap()
+        };
+        let mut fits = |s: usize, e: usize| Ok::<_, std::convert::Infallible>(e - s <= 16);
+        let groups =
+            atom_groups(tree.root_node(), deep.as_bytes(), Lang::Python, &mut fits).unwrap();
+        let atoms: usize = groups.iter().map(Vec::len).sum();
+        assert!(atoms <= 2 * MAX_DEPTH, "{atoms} atoms");
+        covers(&deep, Lang::Python, 16);
+        // Shallow code is walked as before: a nested definition still gets its own chunk.
+        let nested = "class A:\n    def m(self):\n        return [[1, 2], [3, 4]]\n";
+        let got = chunks(nested, Lang::Python, 30);
+        assert_eq!(got[0].0, "class A:");
+        assert_eq!(got[1].1, ["A.m"]);
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub mod sentence;
 pub mod title_tree;
 pub mod token_window;
 
+#[cfg(test)]
+mod proptests;
+
 use crate::text::CharIndex;
 
 /// One chunk: `source[start..end]` (byte offsets on char boundaries) and its size.

@@ -23,14 +23,19 @@ def check_texts(texts: object) -> list[str]:
     return list(texts)
 
 
+#: The most threads a batch call accepts (``workers=``); more is refused with a ValueError
+#: rather than passed on to the core, where it would not fit a machine-size integer.
+MAX_WORKERS = 1024
+
+
 def check_workers(workers: object) -> int | None:
-    """Validate ``workers``: None (one per core) or an int >= 1."""
+    """Validate ``workers``: None (one per core) or an int from 1 to :data:`MAX_WORKERS`."""
     if workers is None:
         return None
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+    if workers < 1 or workers > MAX_WORKERS:
+        raise ValueError(f"workers must be >= 1 and <= {MAX_WORKERS}, got {workers}")
     return workers
 
 

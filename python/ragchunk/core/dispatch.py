@@ -28,6 +28,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeVar
 
+from .errors import RagchunkError
+
 __all__ = [
     "BACKENDS",
     "core",
@@ -133,16 +135,23 @@ def run(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:
     ``UnicodeEncodeError`` before any work is done, and the call takes the fallback, which
     gives the same result (the *fall back* policy).
 
+    A ``RecursionError`` or ``OverflowError`` escaping either backend (an internal limit,
+    never bad input: arguments and documented limits are checked before) becomes
+    :class:`ragchunk.RagchunkError`, the same on both backends.
+
     >>> run(lambda core: "rust", lambda: "python") == name()
     True
     """
-    compiled = _core
-    if compiled is None or rust is None:
-        return pure()
     try:
-        return rust(compiled)
-    except UnicodeEncodeError:
-        return pure()
+        compiled = _core
+        if compiled is None or rust is None:
+            return pure()
+        try:
+            return rust(compiled)
+        except UnicodeEncodeError:
+            return pure()
+    except (RecursionError, OverflowError) as exc:
+        raise RagchunkError(f"internal limit reached: {type(exc).__name__}: {exc}") from exc
 
 
 def fix_surrogates(text: str) -> str:

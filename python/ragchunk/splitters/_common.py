@@ -3,6 +3,7 @@ configured core object each one keeps per core module."""
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,12 +37,19 @@ def configured(owner: object, core: Any, build: Callable[[Any], Any]) -> Any:
     return obj
 
 
+#: The largest size argument: the Rust core's ``usize``, so both backends refuse the same.
+USIZE_MAX = sys.maxsize * 2 + 1
+
+
 def check_int(name: str, value: object, minimum: int) -> int:
-    """``value`` as an int >= ``minimum``, or TypeError/ValueError naming ``name``."""
+    """``value`` as an int from ``minimum`` to :data:`USIZE_MAX`, or TypeError/ValueError
+    naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    if value > USIZE_MAX:
+        raise ValueError(f"{name} must be at most {USIZE_MAX}, got {value}")
     return value
 
 

@@ -53,7 +53,11 @@ class HTMLSplitter(SectionSplitter):
     * each block (``<p>``, ``<li>``, ``<div>``, ``<blockquote>``, headings, ``<pre>`` kept
       verbatim, ...) becomes a block of text, blocks separated by a blank line;
     * a table becomes one block: its captions first, then one line per row with the cells
-      separated by a tab.
+      separated by a tab;
+    * elements nested more than 512 levels deep (``MAX_DEPTH`` of
+      ``ragchunk._pure.splitters.html``, Blink's limit) are laid out as text: their tags are
+      removed before parsing, their text is kept (an HTML parser's time grows with the depth
+      of the open elements, so unbounded nesting would take quadratic time).
 
     Chunks are then made as in :class:`MarkdownSplitter`: sections at the headings listed in
     ``headers_to_split_on`` (``metadata["headers"]`` is the heading path, outermost first),
@@ -134,7 +138,7 @@ class HTMLSplitter(SectionSplitter):
         >>> HTMLSplitter(chunk_size=64).extract_text("<p>a  <b>b</b></p><ul><li>c<li>d</ul>")
         'a b\\n\\nc\\n\\nd'
         """
-        html = check_parsed_text(html, "html")
+        html = _pure_html.bound_depth(check_parsed_text(html, "html"))
         return dispatch.run(
             lambda core: str(core.html_text(html)), lambda: _pure_html.layout_html(html).text
         )
@@ -142,9 +146,13 @@ class HTMLSplitter(SectionSplitter):
     def split(self, html: str) -> list[Chunk]:
         """Cut one HTML document into :class:`ragchunk.Chunk` objects (offsets into
         :meth:`extract_text`)."""
-        html = check_parsed_text(html, "html")
+        html = _pure_html.bound_depth(check_parsed_text(html, "html"))
         text, raw, sections = self._raw(html)
         return section_chunks(text, raw, sections)
+
+    @staticmethod
+    def _docs(texts: Sequence[str]) -> list[str]:
+        return [_pure_html.bound_depth(d) for d in SectionSplitter._docs(texts)]
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel

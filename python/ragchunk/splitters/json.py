@@ -21,7 +21,13 @@ from ._common import (
     size_argument,
 )
 
-__all__ = ["JSONSplitter", "dump_json", "split_json"]
+__all__ = ["MAX_DEPTH", "JSONSplitter", "dump_json", "split_json"]
+
+#: The deepest nesting of objects and arrays :class:`JSONSplitter` accepts (``[]`` is one
+#: level, ``[[]]`` two). Deeper documents raise ``ValueError`` naming the argument and this
+#: limit, on both backends: the walk, the decoder and the encoder all recurse per level, so
+#: a bound keeps them far from the interpreter's recursion limit.
+MAX_DEPTH = 256
 
 JsonPath = list[str | int]
 JsonChunkRaw = tuple[str, int, int, int, list[JsonPath]]
@@ -56,9 +62,18 @@ def _children(value: object) -> list[tuple[str | int, object]]:
 
 
 def _leaf_count(value: object) -> int:
-    if not _splittable(value):
-        return 1
-    return sum(_leaf_count(v) for _, v in _children(value))
+    """Number of leaves (scalars, empty containers) under ``value`` (iterative)."""
+    n = 0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict) and v:
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)) and v:
+            stack.extend(v)
+        else:
+            n += 1
+    return n
 
 
 # (text, start, tail, stop_above) -> (tokens of text[start:], next resume point, tokens up to
@@ -196,9 +211,17 @@ def _where(at: _Where) -> str:
     return "data" + "".join(f"[{k!r}]" for k in reversed(keys))
 
 
+def _too_deep(name: str) -> str:
+    return (
+        f"{name}: objects and arrays nested more than {MAX_DEPTH} levels deep; JSONSplitter "
+        f"accepts at most MAX_DEPTH = {MAX_DEPTH} levels"
+    )
+
+
 def _check_json_value(data: object) -> None:
     """Reject what cannot be chunk JSON: non-str dict keys, non-JSON types, NaN/Infinity,
-    cycles. Iterative, so any depth is checked (serialization still has Python's limit)."""
+    cycles, integers too long to serialize, nesting deeper than :data:`MAX_DEPTH`.
+    Iterative, so any depth is checked."""
     stack: list[tuple[object, _Where, bool]] = [(data, None, False)]
     on_path: set[int] = set()
     while stack:
@@ -209,6 +232,8 @@ def _check_json_value(data: object) -> None:
             if id(value) in on_path:
                 raise ValueError(f"{_where(at)}: cycle in the JSON data")
             on_path.add(id(value))
+            if len(on_path) > MAX_DEPTH:
+                raise ValueError(_too_deep("data"))
             stack.append((value, at, True))
             if isinstance(value, dict):
                 for k, v in value.items():
@@ -232,6 +257,11 @@ def _check_json_value(data: object) -> None:
         elif isinstance(value, float):
             if not math.isfinite(value):
                 raise ValueError(f"{_where(at)}: {value!r} is not valid JSON")
+        elif isinstance(value, int) and value.bit_length() > 10_000:
+            try:  # Python's limit on int-to-str digits (sys.set_int_max_str_digits)
+                str(value)
+            except ValueError as exc:
+                raise ValueError(f"{_where(at)}: {exc}") from None
         elif value is not None and not isinstance(value, (bool, int)):
             raise TypeError(
                 f"{_where(at)} must be dict, list, str, int, float, bool or None, "
@@ -381,7 +411,21 @@ class JSONSplitter(Measured):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"text is not valid JSON: {exc}") from None
-        return self.split_json(data)
+        except RecursionError:
+            raise ValueError(_too_deep("text")) from None
+        except ValueError as exc:  # e.g. an integer longer than Python's digit limit
+            raise ValueError(f"text: {exc}") from None
+        except MemoryError:
+            raise ValueError(
+                f"text: the decoded JSON ({len(text)} characters) does not fit in memory"
+            ) from None
+        try:
+            return self.split_json(data)
+        except ValueError as exc:
+            msg = str(exc)
+            if msg.startswith("data"):
+                msg = "text" + msg[len("data") :]
+            raise ValueError(msg) from None
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many JSON documents, one after another (``workers`` is

@@ -124,6 +124,7 @@ def _layout_tree(tree: object) -> _Layout:
 def _layout_html(html: str) -> _Layout:
     """HTML headings (``<h1>``...``<h6>``) as titles, the other blocks of
     :meth:`HTMLSplitter.extract_text`'s layout as paragraphs; offsets index that layout."""
+    html = _pure_html.bound_depth(html)
 
     def pure() -> tuple[str, list[tuple[int, int, int, str]]]:
         lay = _pure_html.layout_html(html)

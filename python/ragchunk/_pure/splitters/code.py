@@ -16,7 +16,7 @@ from typing import Any
 from ...core import rules
 from .packer import pack_spans
 
-__all__ = ["CodeChunkRaw", "split_code"]
+__all__ = ["MAX_DEPTH", "CodeChunkRaw", "split_code"]
 
 #: ``(start, end, size, symbols, start_line, end_line)``, code points, lines 1-based inclusive.
 CodeChunkRaw = tuple[int, int, int, list[str], int, int]
@@ -47,6 +47,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {lang: rules.code_wrappers(lang) for lang
 _NEED_BODY = rules.need_body_kinds()
 #: Values that make a ``variable_declarator`` a definition (``const f = () => ...``).
 _FN_VALUES = rules.fn_value_kinds()
+
+#: How deep the walk goes into the syntax tree (``MAX_DEPTH`` of the Rust module): a node this
+#: many levels below the root that does not fit is one atom, cut as text by the packer.
+MAX_DEPTH = 64
 
 #: What is dropped around text between siblings: ASCII whitespace (a subset of ``str.isspace``).
 _GAP_WS = b" \t\n\r\x0b\x0c"
@@ -171,19 +175,20 @@ def _atom_groups(
         if a < b:
             cur.append((a, b))
 
-    # Work stack, popped from the end: ("seq", children, lo, hi, in_wrapper) | ("gap", a, b)
-    # | ("place", unit, in_wrapper) | ("expand", node, known_big) | ("barrier",)
-    stack: list[tuple[Any, ...]] = [("seq", root.children, 0, len(src), False)]
+    # Work stack, popped from the end: ("seq", children, lo, hi, in_wrapper, depth)
+    # | ("gap", a, b) | ("place", unit, in_wrapper, depth) | ("expand", node, known_big, depth)
+    # | ("barrier",)
+    stack: list[tuple[Any, ...]] = [("seq", root.children, 0, len(src), False, 1)]
     while stack:
         op = stack.pop()
         tag = op[0]
         if tag == "seq":
-            _, children, lo, hi, in_wrapper = op
+            _, children, lo, hi, in_wrapper, depth = op
             todo: list[tuple[Any, ...]] = []
             pos = lo
             for u in _units(children, src):
                 todo.append(("gap", pos, u.members[0].start_byte))
-                todo.append(("place", u, in_wrapper))
+                todo.append(("place", u, in_wrapper, depth))
                 pos = u.members[-1].end_byte
             todo.append(("gap", pos, hi))
             stack.extend(reversed(todo))
@@ -194,7 +199,7 @@ def _atom_groups(
                 groups.append(cur)
                 cur = []
         elif tag == "place":
-            _, u, in_wrapper = op
+            _, u, in_wrapper, depth = op
             s, e = u.members[0].start_byte, u.members[-1].end_byte
             if fits(s, e):
                 gap(s, e)
@@ -204,7 +209,7 @@ def _atom_groups(
             for m in u.members:
                 todo.append(("gap", pos, m.start_byte))
                 # A lone member is known not to fit: expand it without counting it again.
-                todo.append(("expand", m, len(u.members) == 1))
+                todo.append(("expand", m, len(u.members) == 1, depth))
                 pos = m.end_byte
             # A definition that does not fit starts and ends its own chunks (not the
             # definition inside a wrapper: it stays with the decorator/export/template).
@@ -212,13 +217,13 @@ def _atom_groups(
                 todo = [("barrier",), *todo, ("barrier",)]
             stack.extend(reversed(todo))
         else:  # expand
-            _, node, known_big = op
+            _, node, known_big, depth = op
             s, e = node.start_byte, node.end_byte
-            children = node.children
-            if not children or (not known_big and fits(s, e)):
+            # Deeper than MAX_DEPTH: cut as text, never walked into (bounded work per byte).
+            if depth >= MAX_DEPTH or node.child_count == 0 or (not known_big and fits(s, e)):
                 gap(s, e)
                 continue
-            stack.append(("seq", children, s, e, node.type in wrappers))
+            stack.append(("seq", node.children, s, e, node.type in wrappers, depth + 1))
     if cur:
         groups.append(cur)
     return groups

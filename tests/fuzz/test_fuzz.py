@@ -1,0 +1,57 @@
+"""The fuzzing harness (``fuzz/harness.py``) inside the test suite: every input of the
+committed corpus (seeds, inputs the coverage-guided fuzzer found interesting, and every
+input that ever failed) replayed, then a short seeded run of fresh inputs. Both compare the
+two backends themselves, so they run once."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "fuzz"))
+
+import harness  # noqa: E402
+
+pytestmark = pytest.mark.single_backend
+
+CORPUS = sorted(harness.CORPUS.iterdir())
+# Bytes the text parts are drawn from: markup, brackets, separators, multi-byte and
+# invalid UTF-8 (lone surrogates once decoded).
+ALPHABET = [*b'ab \n\t.,;:!?()[]{}<>/="#-*|`\\0x', 0xC3, 0xA9, 0xE3, 0x80, 0x82, 0xFF]
+
+
+def test_corpus_is_committed() -> None:
+    assert len(CORPUS) >= 40
+    assert any(p.name.startswith("regression-") for p in CORPUS)
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_replay(path: Path) -> None:
+    harness.check(path.read_bytes())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_seeded(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(40):
+        head = bytes(rng.randrange(256) for _ in range(4))
+        body = bytes(rng.choice(ALPHABET) for _ in range(rng.randrange(80)))
+        data = head + body
+        try:
+            harness.check(data)
+        except AssertionError as exc:  # keep the failing input in the report
+            raise AssertionError(f"input {data!r}: {exc}") from exc
+
+
+def test_decode_shapes() -> None:
+    name, _, text, budget, opts = harness.decode(bytes([7, 9, 1, 2 + 7]) + b"1")
+    assert name == "JSONSplitter" and budget == 10 and opts["length"] == "tokens"
+    assert text == '{"a": ' * 50 + "1" + "}" * 50
+    _, _, text, _, _ = harness.decode(bytes([0, 0, 0, 1]) + b"ab")
+    assert text == "ab" * 7
+    _, _, text, _, _ = harness.decode(bytes([0, 0, 0, 0]) + b"\xff")
+    assert text == "\udcff"
