@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,14 @@ import ragchunk
 TEXT = "# Title\n\nOne sentence here. Another one follows.\n\n## Part\n\nMore text, and more.\n"
 HTML = "<h1>Title</h1><p>One sentence here. Another one follows.</p><h2>Part</h2><p>More.</p>"
 JSON = '{"a": {"b": [1, 2, 3], "c": "text here"}, "d": "more text"}'
+# A minimal tokenizer.json (one word per token), for ragchunk.Tokenizer.
+_WORD_LEVEL = json.dumps(
+    {
+        "version": "1.0",
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "One": 1}, "unk_token": "[UNK]"},
+        "pre_tokenizer": {"type": "Whitespace"},
+    }
+)
 CODE = "def f(x):\n    return x + 1\n\n\nclass A:\n    def g(self):\n        return 2\n"
 
 
@@ -28,8 +37,12 @@ def _run(obj: Any) -> object:
         return obj.split(CODE)
     if isinstance(obj, ragchunk.Splitter):
         return obj.split(TEXT)
-    if isinstance(obj, ragchunk.TokenChunker):
+    if isinstance(obj, ragchunk.SplitterComponent):
         return [c["content"] for c in obj.invoke(TEXT)]
+    if isinstance(obj, (ragchunk.TokenChunker, ragchunk.TitleChunker)):
+        return obj.invoke({"name": "a.md", "output_format": "markdown", "markdown": TEXT})
+    if isinstance(obj, ragchunk.Tokenizer):
+        return obj.count(TEXT)
     if isinstance(obj, ragchunk.LazyImage):
         return obj.parts
     if isinstance(obj, BaseException):
@@ -65,9 +78,21 @@ FACTORIES: dict[str, list[Callable[[], Any]]] = {
     "SentenceSplitter": [lambda: ragchunk.SentenceSplitter(10, 1)],
     "Splitter": [],  # abstract: covered by every subclass
     "TitleTreeChunker": [lambda: ragchunk.TitleTreeChunker(20)],
+    "SplitterComponent": [
+        lambda: ragchunk.SplitterComponent(16, overlapped_percent=10),
+        lambda: ragchunk.SplitterComponent.from_preset("legal", delimiters=["\n", "##"]),
+    ],
+    "TitleChunker": [
+        lambda: ragchunk.TitleChunker({"method": "hierarchy", "hierarchy": 2, "levels": [["^#"]]}),
+        lambda: ragchunk.TitleChunker({"method": "group", "levels": [["^#", "^##"]]}),
+    ],
     "TokenChunker": [
-        lambda: ragchunk.TokenChunker(16, overlapped_percent=10),
-        lambda: ragchunk.TokenChunker.from_preset("legal", delimiters=["\n", "##"]),
+        lambda: ragchunk.TokenChunker({"chunk_token_size": 16, "overlapped_percent": 0.1}),
+        lambda: ragchunk.TokenChunker({"delimiters": ["`##`"]}, max_tokens=8, offsets=True),
+    ],
+    "Tokenizer": [
+        lambda: ragchunk.Tokenizer.from_str(_WORD_LEVEL),
+        lambda: ragchunk.Tokenizer.from_str(_WORD_LEVEL, add_special_tokens=True),
     ],
     "TokenWindowSplitter": [lambda: ragchunk.TokenWindowSplitter(8, 2, tokenizer="o200k_base")],
 }
@@ -99,14 +124,15 @@ def test_round_trip_is_equal_and_works(make: Callable[[], Any]) -> None:
         assert type(copied) is type(original)
         if not isinstance(original, (BaseException, ragchunk.LazyImage)):
             assert copied == original
-            if isinstance(original, (ragchunk.Splitter, ragchunk.TokenChunker)):
+            if isinstance(original, (ragchunk.Splitter, ragchunk.SplitterComponent)):
                 assert hash(copied) == hash(original)
         assert _run(copied) == expected
 
 
 def test_unequal_options_compare_unequal() -> None:
     assert ragchunk.RecursiveSplitter(12, 3) != ragchunk.RecursiveSplitter(12, 2)
-    assert ragchunk.TokenChunker(16) != ragchunk.TokenChunker(17)
+    assert ragchunk.SplitterComponent(16) != ragchunk.SplitterComponent(17)
+    assert ragchunk.TokenChunker({"chunk_token_size": 16}) != ragchunk.TokenChunker()
     assert ragchunk.MarkdownSplitter(12) != ragchunk.HTMLSplitter(12)
 
 

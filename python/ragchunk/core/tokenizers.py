@@ -47,6 +47,16 @@ _FROM_OBJECTS: dict[int, tuple[object, str]] = {}
 _LOCK = threading.Lock()
 
 
+def _restore_tokenizer(
+    key: str, json_text: str, source: str, add_special_tokens: bool
+) -> Tokenizer:
+    with _LOCK:
+        known = _HF.get(key)
+    if known is not None:
+        return known
+    return Tokenizer._load(key, json_text, source, add_special_tokens)
+
+
 class Tokenizer:
     """A Hugging Face tokenizer (a ``tokenizer.json``) that ragchunk counts with in Rust.
 
@@ -135,6 +145,19 @@ class Tokenizer:
             tok.python_tokenizer()  # validate the file the same way
         with _LOCK:
             return _HF.setdefault(key, tok)
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, str, bool]]:
+        # A copy in another process registers the same JSON under the same key again.
+        return _restore_tokenizer, (self.key, self._json, self.source, self.add_special_tokens)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when known by the same key (the same file, or the same JSON, and option)."""
+        if not isinstance(other, Tokenizer):
+            return NotImplemented
+        return self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
     def python_tokenizer(self) -> Any:
         """The same tokenizer as a ``tokenizers.Tokenizer`` (the fallback's engine; cached).

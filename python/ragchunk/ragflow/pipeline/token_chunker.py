@@ -112,6 +112,18 @@ class TokenChunker:
     def __repr__(self) -> str:
         return f"TokenChunker({self.params!r})"
 
+    def _key(self) -> tuple[object, ...]:
+        return (self.params, self.max_tokens, self.offsets, self.single_page_normalisation)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the parameters and options are (a pickled copy equals its original)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(repr(self._key()))
+
     # ------------------------------------------------------------------------------------
 
     def invoke(self, upstream: Mapping[str, Any]) -> dict[str, Any]:
