@@ -13,13 +13,15 @@ import re
 from collections.abc import Generator, Sequence
 from typing import Any, TypeVar
 
+from ..core.chunk import Chunk, Splitter, check_texts
+from ..splitters._common import check_text
 from .base import LLM, Prompt
 
 T = TypeVar("T")
 Answer = "str | BaseException"
 Job = Generator[list[Prompt], list[Any], T]
 
-__all__ = ["adrive", "drive", "json_payload"]
+__all__ = ["ModelChunker", "adrive", "drive", "json_payload"]
 
 
 def drive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
@@ -58,6 +60,35 @@ async def adrive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
             _advance(jobs[i], i, answers[at : at + n], pending, results)
             at += n
     return results
+
+
+class ModelChunker(Splitter):
+    """A chunker whose work on one document is a :data:`Job` of model-call rounds: the entry
+    points every model-driven chunker shares (``llm`` and ``_job`` come from the subclass)."""
+
+    llm: LLM
+
+    def _job(self, text: str, document: int) -> Job[list[Chunk]]:
+        raise NotImplementedError
+
+    def split(self, text: str) -> list[Chunk]:
+        """The chunks of ``text`` (see the class docstring)."""
+        return drive(self.llm, [self._job(check_text(text), 0)])[0]
+
+    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
+        """:meth:`split` over many documents, their calls run concurrently (``workers`` is not
+        used; the model's ``max_concurrency`` bounds them)."""
+        docs = check_texts(texts)
+        return drive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
+
+    async def asplit(self, text: str) -> list[Chunk]:
+        """The asyncio entry point of :meth:`split`."""
+        return (await adrive(self.llm, [self._job(check_text(text), 0)]))[0]
+
+    async def asplit_batch(self, texts: Sequence[str]) -> list[list[Chunk]]:
+        """The asyncio entry point of :meth:`split_batch`."""
+        docs = check_texts(texts)
+        return await adrive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
 
 
 def _advance(

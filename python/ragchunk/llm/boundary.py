@@ -7,11 +7,11 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..core.chunk import Chunk, Splitter, check_texts
+from ..core.chunk import Chunk, check_texts
 from ..splitters._common import check_int, check_text
 from ..splitters.sentence import SentenceSplitter
 from ..splitters.token_window import TokenWindowSplitter
-from ._runner import Job, adrive, drive, json_payload
+from ._runner import Job, ModelChunker, json_payload
 from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
 from .prompts import BOUNDARY_PROMPT, PromptTemplate, as_template
 
@@ -79,7 +79,7 @@ def parse_indices(answer: str, first: int, last: int) -> list[int]:
     return out
 
 
-class LLMBoundaryChunker(Splitter):
+class LLMBoundaryChunker(ModelChunker):
     """Chunks whose boundaries a language model chooses, cut from the source exactly.
 
     The text is cut into numbered candidate pieces (``pieces="sentences"``, ragchunk's
@@ -327,25 +327,6 @@ class LLMBoundaryChunker(Splitter):
         return segs
 
     # -- public -------------------------------------------------------------------------------
-
-    def split(self, text: str) -> list[Chunk]:
-        """Chunks of ``text`` with model-chosen boundaries (see the class docstring)."""
-        return drive(self.llm, [self._job(check_text(text), 0)])[0]
-
-    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents; their model calls run concurrently (bounded by
-        the model's ``max_concurrency``; ``workers`` is not used)."""
-        docs = check_texts(texts)
-        return drive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
-
-    async def asplit(self, text: str) -> list[Chunk]:
-        """The asyncio entry point of :meth:`split`."""
-        return (await adrive(self.llm, [self._job(check_text(text), 0)]))[0]
-
-    async def asplit_batch(self, texts: Sequence[str]) -> list[list[Chunk]]:
-        """The asyncio entry point of :meth:`split_batch`."""
-        docs = check_texts(texts)
-        return await adrive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
 
     def estimate(self, texts: str | Sequence[str], price: Price | None = None) -> Estimate:
         """The calls and tokens :meth:`split_batch` would use, without calling the model

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from ..core.chunk import Chunk, Splitter, check_texts
-from ..splitters._common import check_int, check_text
+from ..core.chunk import Chunk, check_texts
+from ..splitters._common import check_int
 from ..splitters.recursive import RecursiveSplitter
-from ._runner import Job, adrive, drive
+from ._runner import Job, ModelChunker
 from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
 from .prompts import CONTEXT_PROMPT, PromptTemplate, as_template
 
@@ -30,7 +30,7 @@ def _clean(answer: str) -> str:
     return text
 
 
-class ContextualChunker(Splitter):
+class ContextualChunker(ModelChunker):
     """Contextual chunking: wraps any ragchunk chunker (``chunker``; a
     :class:`~ragchunk.RecursiveSplitter` of 512 tokens by default) and asks the model, for
     each chunk, for a short context (50-100 tokens) that situates it in the whole document.
@@ -212,25 +212,6 @@ class ContextualChunker(Splitter):
         return out
 
     # -- public -------------------------------------------------------------------------------
-
-    def split(self, text: str) -> list[Chunk]:
-        """The wrapped chunker's chunks of ``text``, each with its context."""
-        return drive(self.llm, [self._job(check_text(text), 0)])[0]
-
-    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents, their calls run concurrently (``workers`` is not
-        used; the model's ``max_concurrency`` bounds them)."""
-        docs = check_texts(texts)
-        return drive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
-
-    async def asplit(self, text: str) -> list[Chunk]:
-        """The asyncio entry point of :meth:`split`."""
-        return (await adrive(self.llm, [self._job(check_text(text), 0)]))[0]
-
-    async def asplit_batch(self, texts: Sequence[str]) -> list[list[Chunk]]:
-        """The asyncio entry point of :meth:`split_batch`."""
-        docs = check_texts(texts)
-        return await adrive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
 
     def estimate(self, texts: str | Sequence[str], price: Price | None = None) -> Estimate:
         """The calls and tokens :meth:`split_batch` would use, without calling the model: one

@@ -7,10 +7,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..core.chunk import Chunk, Splitter, check_texts
+from ..core.chunk import Chunk, check_texts
 from ..splitters._common import check_int, check_text
 from ..splitters.sentence import SentenceSplitter
-from ._runner import Job, adrive, drive, json_payload
+from ._runner import Job, ModelChunker, json_payload
 from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
 from .prompts import GROUPING_PROMPT, PROPOSITION_PROMPT, PromptTemplate, as_template
 
@@ -116,7 +116,7 @@ def _unit(v: Sequence[float]) -> list[float]:
     return [x / norm for x in v]
 
 
-class PropositionChunker(Splitter):
+class PropositionChunker(ModelChunker):
     """Agentic chunking: the model rewrites each passage as simple, self-contained
     propositions, which are then grouped by topic into chunks of at most ``chunk_size`` tokens.
 
@@ -372,25 +372,6 @@ class PropositionChunker(Splitter):
         return chunks
 
     # -- public -------------------------------------------------------------------------------
-
-    def split(self, text: str) -> list[Chunk]:
-        """Proposition chunks of ``text`` (see the class docstring)."""
-        return drive(self.llm, [self._job(check_text(text), 0)])[0]
-
-    def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
-        """:meth:`split` over many documents, their calls run concurrently (``workers`` is not
-        used; the model's ``max_concurrency`` bounds them)."""
-        docs = check_texts(texts)
-        return drive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
-
-    async def asplit(self, text: str) -> list[Chunk]:
-        """The asyncio entry point of :meth:`split`."""
-        return (await adrive(self.llm, [self._job(check_text(text), 0)]))[0]
-
-    async def asplit_batch(self, texts: Sequence[str]) -> list[list[Chunk]]:
-        """The asyncio entry point of :meth:`split_batch`."""
-        docs = check_texts(texts)
-        return await adrive(self.llm, [self._job(t, i) for i, t in enumerate(docs)])
 
     def estimate(self, texts: str | Sequence[str], price: Price | None = None) -> Estimate:
         """The calls and tokens :meth:`split_batch` would use, without calling the model.
