@@ -37,6 +37,7 @@ __all__ = [
     "name",
     "reject_surrogates",
     "run",
+    "run_exact",
     "set_backend",
     "surrogate_safe",
 ]
@@ -143,15 +144,26 @@ def run(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:
     True
     """
     try:
-        compiled = _core
-        if compiled is None or rust is None:
-            return pure()
-        try:
-            return rust(compiled)
-        except UnicodeEncodeError:
-            return pure()
+        return run_exact(rust, pure)
     except (RecursionError, OverflowError) as exc:
         raise RagchunkError(f"internal limit reached: {type(exc).__name__}: {exc}") from exc
+
+
+def run_exact(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:
+    """:func:`run` with every exception passed through as it is: for the RAGFlow drop-ins,
+    whose exception classes are part of what they reproduce (RAGFlow's own ``int()`` of an
+    infinite coordinate raises ``OverflowError``, and so must theirs).
+
+    >>> run_exact(lambda core: "rust", lambda: "python") == name()
+    True
+    """
+    compiled = _core
+    if compiled is None or rust is None:
+        return pure()
+    try:
+        return rust(compiled)
+    except UnicodeEncodeError:
+        return pure()
 
 
 def fix_surrogates(text: str) -> str:

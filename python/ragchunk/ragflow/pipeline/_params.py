@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TitleParams", "TokenParams", "normalize_overlapped_percent"]
+__all__ = ["Component", "TitleParams", "TokenParams", "normalize_overlapped_percent"]
 
 
 def _type_name(value: object) -> str:
@@ -81,6 +81,24 @@ def _overlay(defaults: dict[str, Any], params: object) -> dict[str, Any]:
     merged = dict(defaults)
     merged.update(params)
     return merged
+
+
+class Component:
+    """What the configured pipeline components share: equality and hashing by their
+    configuration (``_key``), so that a pickled copy equals its original."""
+
+    def _key(self) -> tuple[object, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the parameters and options are."""
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Component)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(repr(self._key()))
 
 
 @dataclass(frozen=True)

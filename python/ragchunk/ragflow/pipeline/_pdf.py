@@ -143,7 +143,7 @@ def finalize(
         position_int, pages, tops = out
         return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
-    fields = dispatch.run(rust, lambda: _fields_pure(positions, normalise))
+    fields = dispatch.run_exact(rust, lambda: _fields_pure(positions, normalise))
     if fields is not None:
         doc.update(fields)
     return doc

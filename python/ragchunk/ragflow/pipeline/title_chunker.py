@@ -16,7 +16,7 @@ from typing import Any
 
 from ..positions import remove_tag
 from . import _kernels
-from ._params import TitleParams
+from ._params import Component, TitleParams
 from ._pdf import extract_pdf_positions, finalize, merge_pdf_positions
 from ._upstream import Upstream, UpstreamError, validate_upstream
 
@@ -197,7 +197,7 @@ def _tree_paths(levels: list[int], depth: int, include_heading: bool) -> list[li
     return [p for p in paths if p]
 
 
-class TitleChunker:
+class TitleChunker(Component):
     """RAGFlow v0.27's ``TitleChunker`` component: parameters checked once, many documents.
 
     ``params`` is the parameter dict a pipeline DSL carries (``method`` is required, as in
@@ -229,15 +229,6 @@ class TitleChunker:
 
     def _key(self) -> tuple[object, ...]:
         return (self.params, self.single_page_normalisation)
-
-    def __eq__(self, other: object) -> bool:
-        """Equal when the parameters and options are (a pickled copy equals its original)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(repr(self._key()))
 
     def invoke(self, upstream: Mapping[str, Any]) -> dict[str, Any]:
         """The outputs RAGFlow's component sets for one upstream payload.

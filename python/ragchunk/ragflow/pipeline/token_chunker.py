@@ -9,7 +9,7 @@ from typing import Any
 from ..merge import naive_merge, naive_merge_offsets
 from ..positions import remove_tag
 from . import _kernels
-from ._params import TokenParams, normalize_overlapped_percent
+from ._params import Component, TokenParams, normalize_overlapped_percent
 from ._pdf import Box, extract_pdf_positions, finalize
 from ._upstream import UpstreamError, validate_upstream
 
@@ -60,7 +60,7 @@ class _Chunk:
         return c
 
 
-class TokenChunker:
+class TokenChunker(Component):
     """RAGFlow v0.27's ``TokenChunker`` component: parameters checked once, many documents.
 
     ``params`` is the component's parameter dict exactly as a pipeline DSL carries it
@@ -114,15 +114,6 @@ class TokenChunker:
 
     def _key(self) -> tuple[object, ...]:
         return (self.params, self.max_tokens, self.offsets, self.single_page_normalisation)
-
-    def __eq__(self, other: object) -> bool:
-        """Equal when the parameters and options are (a pickled copy equals its original)."""
-        if type(other) is not type(self):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(repr(self._key()))
 
     # ------------------------------------------------------------------------------------
 
