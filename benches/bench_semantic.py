@@ -36,8 +36,7 @@ from ragchunk.semantic import SemanticChunker  # noqa: E402
 
 
 def documents(n: int, size: int) -> list[str]:
-    root = CORPUS if CORPUS.is_dir() else Path("/work/shared/corpus")
-    files = sorted(root.rglob("*.md"))
+    files = sorted(CORPUS.rglob("*.md"))
     picked = files[:: max(1, len(files) // n)][:n]
     return [p.read_text(encoding="utf-8")[:size] for p in picked]
 
