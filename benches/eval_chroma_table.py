@@ -22,7 +22,9 @@ from _corpus import offline_tiktoken
 offline_tiktoken()
 
 from ragchunk import RecursiveSplitter, TokenWindowSplitter  # noqa: E402
+from ragchunk.embeddings import load_wordllama  # noqa: E402
 from ragchunk.eval import BM25, Dense, evaluate, load_chroma  # noqa: E402
+from ragchunk.semantic import ClusterSemanticChunker  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _CANDIDATES = [
@@ -30,32 +32,32 @@ _CANDIDATES = [
     ROOT.parent.parent / "shared" / "eval" / "chroma",
 ]
 
+
+def _windows(size: int, overlap: int, embedder: Any) -> Any:
+    return TokenWindowSplitter(chunk_size=size, chunk_overlap=overlap)
+
+
+def _recursive(size: int, overlap: int, embedder: Any) -> Any:
+    return RecursiveSplitter(chunk_size=size, chunk_overlap=overlap)
+
+
+def _cluster(size: int, overlap: int, embedder: Any) -> Any:
+    # Chroma's ClusterSemanticChunker: 50-token pieces, grouped by the retrieval embedder.
+    return ClusterSemanticChunker(embedder, chunk_size=size, piece_size=50)
+
+
 CONFIGS = [
-    ("Token window", TokenWindowSplitter, 800, 400),
-    ("Token window", TokenWindowSplitter, 400, 200),
-    ("Token window", TokenWindowSplitter, 400, 0),
-    ("Token window", TokenWindowSplitter, 200, 0),
-    ("Recursive", RecursiveSplitter, 800, 400),
-    ("Recursive", RecursiveSplitter, 400, 200),
-    ("Recursive", RecursiveSplitter, 400, 0),
-    ("Recursive", RecursiveSplitter, 200, 0),
+    ("Token window", _windows, 800, 400),
+    ("Token window", _windows, 400, 200),
+    ("Token window", _windows, 400, 0),
+    ("Token window", _windows, 200, 0),
+    ("Recursive", _recursive, 800, 400),
+    ("Recursive", _recursive, 400, 200),
+    ("Recursive", _recursive, 400, 0),
+    ("Recursive", _recursive, 200, 0),
+    ("Cluster semantic (WordLlama)", _cluster, 400, 0),
+    ("Cluster semantic (WordLlama)", _cluster, 200, 0),
 ]
-
-
-def wordllama() -> Any:
-    """WordLlama's shipped 256-dimensional model, loaded from the package's own files."""
-    import wordllama as wl
-    from safetensors import safe_open
-    from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference
-
-    base = Path(wl.__file__).parent
-    tokenizer = Tokenizer.from_file(str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
-    with safe_open(
-        str(base / "weights" / "l2_supercat_256.safetensors"), framework="np", device="cpu"
-    ) as f:
-        embedding = f.get_tensor("embedding.weight")
-    return WordLlamaInference(embedding, tokenizer)
 
 
 def pm(row: dict[str, float], name: str) -> str:
@@ -71,12 +73,13 @@ def main() -> int:
     ap.add_argument("--retriever", default="both", choices=("bm25", "wordllama", "both"))
     args = ap.parse_args()
     dataset = load_chroma(args.dataset)
-    chunkers = [cls(chunk_size=size, chunk_overlap=ov) for _, cls, size, ov in CONFIGS]
+    model = load_wordllama()
+    chunkers = [make(size, ov, model) for _, make, size, ov in CONFIGS]
     retrievers = []
     if args.retriever in ("bm25", "both"):
         retrievers.append(("BM25", BM25()))
     if args.retriever in ("wordllama", "both"):
-        retrievers.append(("WordLlama l2_supercat_256 (dense, cosine)", Dense(wordllama())))
+        retrievers.append(("WordLlama l2_supercat_256 (dense, cosine)", Dense(model)))
     print(f"{len(dataset.questions)} questions over {len(dataset.corpora)} corpora, k = {args.k}\n")
     for title, retriever in retrievers:
         t0 = time.perf_counter()
