@@ -86,7 +86,7 @@ def golden_jobs() -> list[Job]:
         path = _flow_dir() / name
         if not path.exists():
             continue
-        for line in path.open(encoding="utf-8"):
+        for line in path.read_text(encoding="utf-8").splitlines():
             case = json.loads(line)
             if "expected" in case:
                 jobs.append((cls(case["params"]), case["upstream"]))

@@ -16,7 +16,8 @@ cargo clippy --all-targets -- -D warnings
 cargo clippy --all-targets --features python,code -- -D warnings
 # The stable-ABI build (`abi3`: one wheel for every Python >= 3.10) takes other code paths.
 cargo clippy --features abi3 -- -D warnings
-cargo test -q --features code
+# `hf` (Hugging Face tokenizer.json files) is on in every Python build; its unit tests need it here.
+cargo test -q --features code,hf
 
 echo "== ruff / mypy"
 ruff check python tests benches docs

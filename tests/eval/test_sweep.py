@@ -151,15 +151,15 @@ def test_dense_and_hybrid_retrieve_exact_cosine_top_k() -> None:
 
 
 def test_wrong_shaped_embeddings_are_refused() -> None:
-    with pytest.raises(ValueError, match=r"shape \(3,\) for 2 texts"):
+    with pytest.raises(ValueError, match=r"must be 2-D \(rows, dim\), got shape \(3,\)"):
         Dense(lambda t: np.zeros(3)).index(["a", "b"])
-    with pytest.raises(ValueError, match=r"shape \(1, 4\) for 2 texts"):
+    with pytest.raises(ValueError, match=r"1 rows for 2 texts"):
         Dense(lambda t: np.ones((1, 4))).index(["a", "b"])
     calls = iter([np.ones((2, 4)), np.ones((1, 3))])
     index = Dense(lambda t: next(calls)).index(["a", "b"])
     with pytest.raises(ValueError, match="dimension 3 for queries but 4 for the chunks"):
         index.search(["q"], 1)
-    with pytest.raises(TypeError, match="embedder must have"):
+    with pytest.raises(TypeError, match="embedder must be callable or have embed"):
         Dense(object())
 
 
