@@ -7,11 +7,14 @@ import copy
 import inspect
 import json
 import pickle
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import ragchunk
+from ragchunk.core.tokenizers import resolve_tokenizer
 
 TEXT = "# Title\n\nOne sentence here. Another one follows.\n\n## Part\n\nMore text, and more.\n"
 HTML = "<h1>Title</h1><p>One sentence here. Another one follows.</p><h2>Part</h2><p>More.</p>"
@@ -141,3 +144,28 @@ def test_custom_tokenizer_survives_pickling() -> None:
     copied = pickle.loads(pickle.dumps(splitter))
     assert copied == splitter
     assert copied.split_text("abcdefghij klmno") == splitter.split_text("abcdefghij klmno")
+
+
+def test_hugging_face_tokenizer_survives_pickling_into_a_fresh_process() -> None:
+    tokenizer = ragchunk.Tokenizer.from_str(_WORD_LEVEL)
+    splitter = ragchunk.RecursiveSplitter(2, 0, tokenizer=tokenizer)
+    component = ragchunk.SplitterComponent(2, tokenizer=tokenizer)
+    # What the chunkers hold once configured; unpickled first, before anything else has
+    # registered the tokenizer in the child.
+    resolved = resolve_tokenizer(tokenizer)
+    text = "One One One two One"
+    script = (
+        "import pickle, sys, ragchunk; r, s, c = pickle.loads(sys.stdin.buffer.read()); "
+        f"print([c.text for c in s.split({text!r})], [d['content'] for d in c.invoke({text!r})], "
+        f"ragchunk.count_tokens({text!r}, tokenizer=r.builtin))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        input=pickle.dumps((resolved, splitter, component)),
+        capture_output=True,
+        check=True,
+        timeout=120,
+    ).stdout.decode()
+    chunks = [c.text for c in splitter.split(text)]
+    contents = [d["content"] for d in component.invoke(text)]
+    assert out.strip() == f"{chunks!r} {contents!r} {tokenizer.count(text)}"

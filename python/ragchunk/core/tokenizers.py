@@ -283,7 +283,12 @@ class ResolvedTokenizer:
     def __reduce__(self) -> tuple[Any, tuple[Any]]:
         # The counters are closures, which do not pickle: a copy resolves the original
         # argument again (a built-in name, or a picklable tokenizer object or function).
-        return resolve_tokenizer, (self.source if self.builtin is None else self.builtin,)
+        arg = self.source if self.builtin is None else self.builtin
+        if self.builtin is not None and self.builtin.startswith(HF_PREFIX):
+            # The Tokenizer itself, which carries its JSON: a process that never loaded it
+            # (a Ray or Spark worker) registers it again under the same key.
+            arg = hf_tokenizer(self.builtin)
+        return resolve_tokenizer, (arg,)
 
 
 def _checked(fn: Callable[[str], Any], what: str) -> Callable[[str], int]:
