@@ -103,7 +103,7 @@ BOUNDARY_PROMPT = PromptTemplate(
     fields=("first", "last", "example", "pieces"),
 )
 
-# The rules of the design document's agentic chunker, in the library's own words.
+# The usual rules of proposition (agentic) chunking, in the library's own words.
 PROPOSITION_PROMPT = PromptTemplate(
     system=(
         "You break passages into propositions: short, simple statements that each make sense "

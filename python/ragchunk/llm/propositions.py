@@ -122,7 +122,7 @@ class PropositionChunker(ModelChunker):
 
     Passages are ragchunk sentence-packed spans of at most ``passage_size`` tokens; one call
     per passage returns a JSON list of strings (``prompt``; the default follows the rules of
-    the agentic-chunking design: simple sentences, entities with their descriptions, pronouns
+    proposition (agentic) chunking: simple sentences, entities with their descriptions, pronouns
     replaced, JSON list). Grouping (``group_by``):
 
     * ``"embeddings"`` (the default when ``embedder`` is given: an object with
