@@ -27,39 +27,51 @@ __all__ = ["ModelChunker", "adrive", "drive", "json_payload"]
 def drive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
     """Run ``jobs`` to completion with threads; results in input order."""
     results: list[Any] = [None] * len(jobs)
-    pending: dict[int, list[Prompt]] = {}
-    for i, job in enumerate(jobs):
-        _advance(job, i, None, pending, results)
+    pending = _start(jobs, results)
     while pending:
-        order = list(pending)
-        prompts = [p for i in order for p in pending[i]]
-        answers = llm.complete_many(prompts)
-        at = 0
-        batch = {i: pending.pop(i) for i in order}
-        for i in order:
-            n = len(batch[i])
-            _advance(jobs[i], i, answers[at : at + n], pending, results)
-            at += n
+        order, prompts = _round(pending)
+        _deliver(jobs, order, pending, llm.complete_many(prompts), results)
     return results
 
 
 async def adrive(llm: LLM, jobs: Sequence[Job[T]]) -> list[T]:
     """Run ``jobs`` to completion on the running event loop; results in input order."""
     results: list[Any] = [None] * len(jobs)
+    pending = _start(jobs, results)
+    while pending:
+        order, prompts = _round(pending)
+        _deliver(jobs, order, pending, await llm.acomplete_many(prompts), results)
+    return results
+
+
+def _start(jobs: Sequence[Job[Any]], results: list[Any]) -> dict[int, list[Prompt]]:
     pending: dict[int, list[Prompt]] = {}
     for i, job in enumerate(jobs):
         _advance(job, i, None, pending, results)
-    while pending:
-        order = list(pending)
-        prompts = [p for i in order for p in pending[i]]
-        answers = await llm.acomplete_many(prompts)
-        at = 0
-        batch = {i: pending.pop(i) for i in order}
-        for i in order:
-            n = len(batch[i])
-            _advance(jobs[i], i, answers[at : at + n], pending, results)
-            at += n
-    return results
+    return pending
+
+
+def _round(pending: dict[int, list[Prompt]]) -> tuple[list[int], list[Prompt]]:
+    """The jobs waiting for answers, and their prompts, in one flat list."""
+    order = list(pending)
+    return order, [p for i in order for p in pending[i]]
+
+
+def _deliver(
+    jobs: Sequence[Job[Any]],
+    order: list[int],
+    pending: dict[int, list[Prompt]],
+    answers: list[Any],
+    results: list[Any],
+) -> None:
+    """Hand each job of ``order`` its share of ``answers``; jobs that ask again re-enter
+    ``pending``."""
+    batch = {i: pending.pop(i) for i in order}
+    at = 0
+    for i in order:
+        n = len(batch[i])
+        _advance(jobs[i], i, answers[at : at + n], pending, results)
+        at += n
 
 
 class ModelChunker(Splitter):
