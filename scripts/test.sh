@@ -28,5 +28,8 @@ python -m mypy.stubtest ragchunk._core
 echo "== docs (mkdocs --strict)"
 bash scripts/docs.sh
 
+echo "== the wheel alone (no extras) on the Rust backend"
+bash scripts/wheel_check.sh
+
 echo "== pytest (both backends; benchmarks once each as smoke tests)"
 python -m pytest -q tests benches --benchmark-disable -p no:cacheprovider "$@"

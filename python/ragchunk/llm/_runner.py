@@ -13,8 +13,8 @@ import re
 from collections.abc import Generator, Sequence
 from typing import Any, TypeVar
 
+from ..core.checks import check_text
 from ..core.chunk import Chunk, Splitter, check_texts
-from ..splitters._common import check_text
 from .base import LLM, Prompt
 
 T = TypeVar("T")

@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.counting import Counter
 from ..core.errors import RagchunkError
-from ..core.tokenizers import resolve_tokenizer
 from .cache import LLMCache, as_cache, cache_key
 
 __all__ = [
@@ -337,7 +337,7 @@ class LLM:
         self.params: dict[str, Any] = dict(params or {})
         self.context_window = context_window
         self.tokenizer = tokenizer
-        self._count = _token_counter(tokenizer)
+        self._count = Counter(tokenizer)
         self._sleep = sleep
         self._random = random
         self._semaphore = threading.BoundedSemaphore(max_concurrency)
@@ -516,28 +516,6 @@ class LLM:
                 return exc
 
         return list(await asyncio.gather(*(one(p) for p in prompts)))
-
-
-def _token_counter(tokenizer: Any) -> Callable[[str], int]:
-    resolved = resolve_tokenizer(tokenizer)
-    if resolved.exact is not None:
-        return resolved.exact
-    builtin = resolved.builtin
-    assert builtin is not None
-    from ..core import dispatch
-    from ..splitters._common import pure_counter
-
-    pure = pure_counter(resolved)
-
-    def count(text: str) -> int:
-        return int(
-            dispatch.run(
-                lambda core: dispatch.surrogate_safe(core.count_ordinary, builtin)(text),
-                lambda: pure(text),
-            )
-        )
-
-    return count
 
 
 def as_llm(llm: object) -> LLM:

@@ -7,12 +7,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, check_texts
-from ..splitters._common import check_int, check_text
+from ..core.counting import Counter
 from ..splitters.sentence import SentenceSplitter
 from ..splitters.token_window import TokenWindowSplitter
 from ._runner import Job, ModelChunker, json_payload
-from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
+from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import BOUNDARY_PROMPT, PromptTemplate, as_template
 
 __all__ = ["LLMBoundaryChunker", "parse_indices"]
@@ -149,7 +150,7 @@ class LLMBoundaryChunker(ModelChunker):
         self.on_error = on_error
         self.completion_allowance = check_int("completion_allowance", completion_allowance, 0)
         self.tokenizer = tokenizer
-        self._count = _token_counter(tokenizer)
+        self._count = Counter(tokenizer)
         self._sentences_cut = SentenceSplitter(chunk_size=self.chunk_size, tokenizer=tokenizer)
         self._windows_cut = TokenWindowSplitter(
             chunk_size=min(self.piece_size, self.chunk_size), tokenizer=tokenizer

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from ..core.checks import check_int
 from ..core.chunk import Chunk, check_texts
-from ..splitters._common import check_int
+from ..core.counting import Counter
 from ..splitters.recursive import RecursiveSplitter
 from ._runner import Job, ModelChunker
-from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
+from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import CONTEXT_PROMPT, PromptTemplate, as_template
 
 __all__ = ["ContextualChunker"]
@@ -97,7 +98,7 @@ class ContextualChunker(ModelChunker):
         self.max_reasks = check_int("max_reasks", max_reasks, 0)
         self.completion_allowance = check_int("completion_allowance", completion_allowance, 0)
         self.tokenizer = tokenizer
-        self._count = _token_counter(tokenizer)
+        self._count = Counter(tokenizer)
 
     def __repr__(self) -> str:
         return (

@@ -7,11 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, check_texts
-from ..splitters._common import check_int, check_text
+from ..core.counting import Counter
 from ..splitters.sentence import SentenceSplitter
 from ._runner import Job, ModelChunker, json_payload
-from .base import LLM, Estimate, LLMError, Price, Prompt, _token_counter, as_llm
+from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import GROUPING_PROMPT, PROPOSITION_PROMPT, PromptTemplate, as_template
 
 __all__ = ["PropositionChunker", "parse_groups", "parse_propositions"]
@@ -189,7 +190,7 @@ class PropositionChunker(ModelChunker):
             raise ValueError(f"on_error must be 'raise' or 'keep', got {on_error!r}")
         self.on_error = on_error
         self.tokenizer = tokenizer
-        self._count = _token_counter(tokenizer)
+        self._count = Counter(tokenizer)
         self._passages = SentenceSplitter(chunk_size=self.passage_size, tokenizer=tokenizer)
 
     def __repr__(self) -> str:

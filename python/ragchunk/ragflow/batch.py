@@ -9,6 +9,7 @@ from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import check_texts, check_workers
+from ..core.counting import Counter
 from ..core.tokenizers import resolve_tokenizer
 from .merge import (
     DEFAULT_DELIMITER,
@@ -17,7 +18,6 @@ from .merge import (
     _prepare,
     _sections,
 )
-from .tokens import count_tokens
 
 __all__ = ["count_tokens_batch", "iter_naive_merge", "naive_merge_batch"]
 
@@ -205,24 +205,4 @@ def count_tokens_batch(
     """
     texts = check_texts(texts)
     n_workers = check_workers(workers)
-    tok = resolve_tokenizer(tokenizer)
-    builtin = tok.builtin
-
-    def rust(core: Any) -> list[int]:
-        try:
-            return list(core.count_batch(texts, builtin, True, n_workers))
-        except UnicodeEncodeError:  # counted the way tiktoken recovers lone surrogates
-            fixed = [dispatch.fix_surrogates(t) for t in texts]
-            return list(core.count_batch(fixed, builtin, True, n_workers))
-
-    if builtin is not None:
-        counts = dispatch.run(rust, lambda: None)
-        if counts is not None:
-            return counts
-    out = []
-    for i, t in enumerate(texts):
-        try:
-            out.append(count_tokens(t, tokenizer))
-        except ValueError as exc:
-            raise ValueError(f"texts[{i}]: {exc}") from None
-    return out
+    return Counter(tokenizer, mode="exact").batch(texts, n_workers)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, Literal, TypeAlias, overload
 
-from .._pure import tokenizer as _pure_tokenizer
 from .._pure.ragflow import merge as _pure_merge
 from ..core import dispatch
+from ..core.counting import Counter
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 from .images import fold_images
 from .positions import Position, extract_positions, remove_tag
@@ -188,15 +188,9 @@ def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], i
     """The counter the pure-Python merge uses: RAGFlow's, except for HARD_CAP with a built-in
     encoding, which counts ``len(encode_ordinary(text))`` (as the Rust core does) so that
     special-token text cannot count as 0 and slip past the cap."""
-    builtin = tok.builtin
-    if strategy != "hard_cap" or builtin is None:
+    if strategy != "hard_cap" or tok.builtin is None:
         return ragflow_counter(tok)
-
-    def pure() -> Callable[[str], int]:
-        encode_ordinary = _pure_tokenizer.load_encoding(builtin).encode_ordinary
-        return lambda text: len(encode_ordinary(text))
-
-    return dispatch.run(lambda core: dispatch.surrogate_safe(core.count_ordinary, builtin), pure)
+    return Counter(tok).bind()
 
 
 def _merge(

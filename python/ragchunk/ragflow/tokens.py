@@ -6,23 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._pure import tokenizer as _pure_tokenizer
-from ..core import dispatch
-from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
+from ..core.counting import Counter
+from ..core.tokenizers import ResolvedTokenizer
 
 __all__ = ["count_tokens", "num_tokens_from_string", "ragflow_counter"]
+
+_RAGFLOW_CL100K = Counter("cl100k_base", mode="ragflow")
 
 
 def ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
     """A Python callable counting like RAGFlow's ``num_tokens_from_string`` for ``tok``."""
     if tok.ragflow is not None:
         return tok.ragflow
-    builtin = tok.builtin
-    assert builtin is not None
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_or_zero, builtin),
-        lambda: _pure_tokenizer.ragflow_counter(builtin),
-    )
+    return Counter(tok, mode="ragflow").bind()
 
 
 def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
@@ -36,15 +32,7 @@ def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    tok = resolve_tokenizer(tokenizer)
-    if tok.exact is not None:
-        return tok.exact(text)
-    builtin = tok.builtin
-    assert builtin is not None
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_tokens, builtin)(text),
-        lambda: _pure_tokenizer.count_tokens(text, builtin),
-    )
+    return Counter(tokenizer, mode="exact")(text)
 
 
 def num_tokens_from_string(string: object) -> int:
@@ -58,7 +46,4 @@ def num_tokens_from_string(string: object) -> int:
     """
     if not isinstance(string, str):
         return 0
-    return dispatch.run(
-        lambda core: dispatch.surrogate_safe(core.count_or_zero, "cl100k_base")(string),
-        lambda: _pure_tokenizer.num_tokens_from_string(string),
-    )
+    return _RAGFLOW_CL100K(string)

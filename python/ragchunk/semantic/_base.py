@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, Splitter, check_texts, check_workers
 from ..embeddings._counting import BatchCounter, batch_counter
 from ..embeddings._numpy import np
 from ..embeddings.base import ManagedEmbedder, as_embedder
-from ..splitters._common import check_int, check_text
 from ..splitters.sentence import SentenceSplitter
 
 __all__ = ["EmbeddingChunker", "SemanticAnalysis"]

@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.checks import check_text
 from ..core.chunk import Chunk
-from ..splitters._common import check_text
 from . import _numeric
 from ._base import EmbeddingChunker, SemanticAnalysis
 from .smoothing import local_minima

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.checks import check_int
 from ..embeddings._numpy import np
-from ..splitters._common import check_int
 from ..splitters.sentence import SentenceSplitter
 from . import _numeric
 from ._base import EmbeddingChunker, SemanticAnalysis, group_spans

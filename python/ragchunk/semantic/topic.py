@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..core.checks import check_int
 from ..embeddings._numpy import np
-from ..splitters._common import check_int
 from ._base import EmbeddingChunker, SemanticAnalysis
 
 __all__ = ["TopicChunker"]

@@ -3,15 +3,15 @@ configured core object each one keeps per core module."""
 
 from __future__ import annotations
 
-import sys
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._pure.splitters.packer import MdChunkRaw
 from ..core import dispatch
+from ..core.checks import check_int, check_parsed_text, check_text
 from ..core.chunk import Chunk, Splitter, check_texts, check_workers
-from ..core.dispatch import reject_surrogates
+from ..core.counting import Counter
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 
 ChunkTuple = tuple[int, int, int, "str | None"]
@@ -37,22 +37,6 @@ def configured(owner: object, core: Any, build: Callable[[Any], Any]) -> Any:
     return obj
 
 
-#: The largest size argument: the Rust core's ``usize``, so both backends refuse the same.
-USIZE_MAX = sys.maxsize * 2 + 1
-
-
-def check_int(name: str, value: object, minimum: int) -> int:
-    """``value`` as an int from ``minimum`` to :data:`USIZE_MAX`, or TypeError/ValueError
-    naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    if value > USIZE_MAX:
-        raise ValueError(f"{name} must be at most {USIZE_MAX}, got {value}")
-    return value
-
-
 def check_sizes(chunk_size: object, chunk_overlap: object) -> tuple[int, int]:
     """``(chunk_size, chunk_overlap)`` validated: ``0 <= chunk_overlap < chunk_size``."""
     size = check_int("chunk_size", chunk_size, 1)
@@ -75,19 +59,6 @@ def size_argument(
             raise TypeError("chunk_size is required")
         return default
     return size
-
-
-def check_text(text: object, name: str = "text") -> str:
-    """``text`` if it is a str, else TypeError naming ``name``."""
-    if not isinstance(text, str):
-        raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-    return text
-
-
-def check_parsed_text(text: object, name: str = "text") -> str:
-    """:func:`check_text` for the splitters that parse UTF-8 on both backends: a lone
-    surrogate is a ValueError naming ``name`` and the index."""
-    return reject_surrogates(check_text(text, name), name)
 
 
 def check_batch(texts: object, workers: object) -> list[str]:
@@ -116,21 +87,6 @@ def measure(length: str, tokenizer: object) -> tuple[str | None, ResolvedTokeniz
         return None, None
     resolved = resolve_tokenizer(tokenizer)
     return resolved.builtin, resolved
-
-
-def pure_counter(resolved: ResolvedTokenizer | None) -> Callable[[str], int]:
-    """How the fallback counts: characters (``None``), a built-in encoding's
-    ``encode_ordinary`` (the Rust core's ``count_ordinary``: special-token text is plain
-    text), or the tokenizer's callable."""
-    if resolved is None:
-        return len
-    if resolved.builtin is not None:
-        from .._pure.tokenizer import load_encoding
-
-        encode = load_encoding(resolved.builtin).encode_ordinary
-        return lambda s: len(encode(s))
-    assert resolved.exact is not None
-    return resolved.exact
 
 
 class WindowSplitter(Splitter):
@@ -170,7 +126,7 @@ class Measured(Splitter):
     def _count(self) -> Callable[[str], int]:
         """How the pure-Python paths count (built once, on first use)."""
         if self._pure_count is None:
-            self._pure_count = pure_counter(self._tok)
+            self._pure_count = Counter(self._tok).pure()
         return self._pure_count
 
     def __getstate__(self) -> dict[str, Any]:

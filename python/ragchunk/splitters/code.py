@@ -14,9 +14,10 @@ from typing import Any
 from .._pure.splitters import code as _pure
 from .._pure.splitters.code import CodeChunkRaw
 from ..core import dispatch
+from ..core.checks import check_int, check_parsed_text
 from ..core.chunk import Chunk
 from ..core.rules import code_aliases, code_languages
-from ._common import Measured, check_batch, check_int, check_parsed_text, configured
+from ._common import Measured, check_batch, configured
 
 __all__ = ["LANGUAGES", "CodeSplitter", "canonical_language", "supported_languages"]
 

@@ -8,8 +8,9 @@ from typing import Any
 from .._pure.splitters import html as _pure_html
 from .._pure.splitters.packer import MdChunkRaw
 from ..core import dispatch
+from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk
-from ._common import SectionSplitter, check_parsed_text, section_chunks
+from ._common import SectionSplitter, section_chunks
 
 __all__ = ["HTMLSplitter"]
 

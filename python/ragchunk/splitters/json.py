@@ -11,15 +11,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..core import dispatch
+from ..core.checks import check_int, check_parsed_text
 from ..core.chunk import Chunk
-from ._common import (
-    Measured,
-    check_batch,
-    check_int,
-    check_parsed_text,
-    pure_counter,
-    size_argument,
-)
+from ..core.counting import Counter
+from ._common import Measured, check_batch, size_argument
 
 __all__ = ["MAX_DEPTH", "JSONSplitter", "dump_json", "split_json"]
 
@@ -352,26 +347,7 @@ class JSONSplitter(Measured):
         return self.chunk_size
 
     def _counter(self) -> Callable[[str], int]:
-        tok = self._tok
-        if tok is None or tok.builtin is None:
-            return pure_counter(tok)
-        builtin = tok.builtin
-
-        def pure() -> Callable[[str], int]:
-            count = pure_counter(tok)
-
-            def safe(text: str) -> int:
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError:
-                    text = dispatch.fix_surrogates(text)
-                return count(text)
-
-            return safe
-
-        return dispatch.run(
-            lambda core: dispatch.surrogate_safe(core.count_ordinary, builtin), pure
-        )
+        return Counter(self._tok).bind()
 
     def _resume(self) -> Resume | None:
         """The Rust core's resumable counter for a built-in tokenizer, else None."""

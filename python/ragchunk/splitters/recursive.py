@@ -10,17 +10,10 @@ from typing import Any, Literal
 
 from .._pure.splitters import recursive as _pure
 from ..core import dispatch
+from ..core.checks import check_text
 from ..core.chunk import Chunk, Splitter
-from ._common import (
-    ChunkTuple,
-    check_batch,
-    check_sizes,
-    check_text,
-    configured,
-    measure,
-    pure_counter,
-    to_chunks,
-)
+from ..core.counting import Counter
+from ._common import ChunkTuple, check_batch, check_sizes, configured, measure, to_chunks
 
 __all__ = ["DEFAULT_SEPARATORS", "LANGUAGES", "RecursiveSplitter"]
 
@@ -364,7 +357,7 @@ class RecursiveSplitter(Splitter):
             self._compiled,
             self._keep,
             self.strip_whitespace,
-            pure_counter(self._resolved),
+            Counter(self._resolved).pure(),
         )
 
     def _callback(self) -> Callable[[str], int] | None:

@@ -7,17 +7,10 @@ from typing import Any, Literal
 
 from .._pure.splitters import sentence as _pure
 from ..core import dispatch
+from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, Splitter
-from ._common import (
-    ChunkTuple,
-    check_batch,
-    check_int,
-    check_text,
-    configured,
-    measure,
-    pure_counter,
-    to_chunks,
-)
+from ..core.counting import Counter
+from ._common import ChunkTuple, check_batch, configured, measure, to_chunks
 
 __all__ = ["SentenceSplitter"]
 
@@ -90,7 +83,7 @@ class SentenceSplitter(Splitter):
             text,
             self.chunk_size,
             self.chunk_overlap_sentences,
-            pure_counter(self._resolved),
+            Counter(self._resolved).pure(),
         )
 
     def _core(self, core: Any) -> Any:

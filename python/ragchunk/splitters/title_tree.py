@@ -11,15 +11,9 @@ from .._pure.splitters import html as _pure_html
 from .._pure.splitters import markdown as _pure_md
 from .._pure.splitters import title_tree as _pure
 from ..core import dispatch
+from ..core.checks import check_int, check_parsed_text
 from ..core.chunk import Chunk
-from ._common import (
-    Measured,
-    check_batch,
-    check_int,
-    check_parsed_text,
-    configured,
-    size_argument,
-)
+from ._common import Measured, check_batch, configured, size_argument
 
 __all__ = ["TitleTreeChunker"]
 

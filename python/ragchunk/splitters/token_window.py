@@ -7,17 +7,10 @@ from typing import Any
 
 from .._pure.splitters import token_window as _pure
 from ..core import dispatch
+from ..core.checks import check_int
 from ..core.chunk import Chunk
 from ..core.tokenizers import resolve_tokenizer
-from ._common import (
-    ChunkTuple,
-    WindowSplitter,
-    check_batch,
-    check_int,
-    check_sizes,
-    configured,
-    to_chunks,
-)
+from ._common import ChunkTuple, WindowSplitter, check_batch, check_sizes, configured, to_chunks
 
 __all__ = ["TokenWindowSplitter"]
 
