@@ -122,6 +122,9 @@ def set_backend(backend: str) -> None:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "rust":
         _core = _import_core()
+        from .tokenizers import register_loaded
+
+        register_loaded(_core)
     else:
         _core = None
     _name = backend

@@ -135,16 +135,22 @@ class Tokenizer:
     @classmethod
     def _load(cls, key: str, json_text: str, source: str, add_special_tokens: bool) -> Tokenizer:
         tok = cls(key, json_text, source, add_special_tokens)
-        core = _compiled_core()
+        from . import dispatch
+
+        core = dispatch.core()
         if core is not None:
-            try:
-                core.hf_register(key, json_text, add_special_tokens)
-            except ValueError as exc:
-                raise ValueError(str(exc)) from None
+            tok._register(core)
         else:
             tok.python_tokenizer()  # validate the file the same way
         with _LOCK:
             return _HF.setdefault(key, tok)
+
+    def _register(self, core: Any) -> None:
+        """Load this tokenizer into the compiled ``core`` under its key."""
+        try:
+            core.hf_register(self.key, self._json, self.add_special_tokens)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
 
     def __reduce__(self) -> tuple[Any, tuple[str, str, str, bool]]:
         # A copy in another process registers the same JSON under the same key again.
@@ -215,13 +221,13 @@ def _python_tokenizer(json_text: str) -> Any:
     return tok
 
 
-def _compiled_core() -> Any:
-    """The compiled core if it imports (HF tokenizers are loaded into it eagerly)."""
-    try:
-        from .. import _core
-    except ImportError:
-        return None
-    return _core if hasattr(_core, "hf_register") else None
+def register_loaded(core: Any) -> None:
+    """Load every Hugging Face tokenizer known so far into ``core`` (the dispatch module calls
+    this when the Rust backend is switched on after tokenizers were loaded without it)."""
+    with _LOCK:
+        known = list(_HF.values())
+    for tok in known:
+        tok._register(core)
 
 
 def hf_tokenizer(key: str) -> Tokenizer:
