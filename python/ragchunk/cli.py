@@ -10,8 +10,8 @@ a closed pipe (``ragchunk chunk docs | head``) ends the run quietly.
 
 Commands of other ragchunk modules (``eval``, ``estimate``) are registered from
 :data:`PLUGINS` when their module is installed. ``ragchunk FILE`` and ``python -m ragchunk
-FILE`` without a command run the single-file ``naive_merge`` printer of
-:mod:`ragchunk.__main__`.
+FILE`` without a command run the single-file ``naive_merge`` printer (:func:`single_file`):
+``python -m ragchunk`` and the ``ragchunk`` script are the same program.
 
 >>> build_chunker("character", {"chunk_overlap": 1}, 4)
 CharacterSplitter(chunk_size=4, chunk_overlap=1, drop_last=False)
@@ -24,6 +24,7 @@ import ast
 import fnmatch
 import glob
 import importlib
+import importlib.resources
 import importlib.util
 import inspect
 import json
@@ -521,19 +522,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     commands = {"chunk", "count", *PLUGINS}
     first = next((a for a in args_list if not a.startswith("-")), None)
+    run: Callable[[], int]
     if args_list and args_list[0] not in commands and not _wants_help(args_list):
-        from .__main__ import main as single_file
-
-        return single_file(args_list)
-    plugin = first if first in PLUGINS else None
-    if plugin is not None and not _available(PLUGINS[plugin][0]):
-        print(f"ragchunk: the {plugin!r} command is not installed", file=sys.stderr)
-        return 2
-    parser = _parser(plugin)
-    args = parser.parse_args(args_list)
-    run: Callable[[argparse.Namespace], int] = args.run
+        run = lambda: single_file(args_list)  # noqa: E731
+    else:
+        plugin = first if first in PLUGINS else None
+        if plugin is not None and not _available(PLUGINS[plugin][0]):
+            print(f"ragchunk: the {plugin!r} command is not installed", file=sys.stderr)
+            return 2
+        args = _parser(plugin).parse_args(args_list)
+        run = lambda: int(args.run(args))  # noqa: E731
     try:
-        return int(run(args))
+        return int(run())
     except BrokenPipeError:
         _quiet_pipe()
         return 0
@@ -542,6 +542,76 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _read_sample() -> str:
+    return (
+        importlib.resources.files("ragchunk").joinpath("data/sample.md").read_text(encoding="utf-8")
+    )
+
+
+def single_file(argv: list[str]) -> int:
+    """``ragchunk FILE`` / ``--sample``: chunk one text with :func:`ragchunk.naive_merge` and
+    print the chunks; returns the exit status."""
+    import ragchunk
+
+    parser = argparse.ArgumentParser(
+        prog="ragchunk",
+        description="Chunk a document exactly as RAGFlow's naive_merge does, and print the chunks.",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("file", nargs="?", help="UTF-8 text file to chunk, or - for stdin")
+    source.add_argument("--sample", action="store_true", help="chunk the bundled sample document")
+    parser.add_argument("--chunk-token-num", type=int, default=128, help="token budget (128)")
+    parser.add_argument(
+        "--delimiter", default="\n。；！？", help="RAGFlow delimiter field (newline and 。；！？)"
+    )
+    parser.add_argument("--overlap", type=float, default=0, help="overlapped_percent, 0-100 (0)")
+    parser.add_argument(
+        "--strategy",
+        choices=["over_cap", "under_cap", "hard_cap"],
+        default="over_cap",
+        help="(over_cap)",
+    )
+    parser.add_argument("--tokenizer", default="cl100k_base", help="cl100k_base or o200k_base")
+    parser.add_argument("--json", action="store_true", help="print a JSON list instead")
+    args = parser.parse_args(argv)
+
+    if args.sample:
+        text, name = _read_sample(), "bundled sample (ragchunk/data/sample.md)"
+    elif args.file == "-":
+        text, name = sys.stdin.read(), "<stdin>"
+    else:
+        with open(args.file, encoding="utf-8") as fh:
+            text, name = fh.read(), args.file
+
+    try:
+        chunks = ragchunk.naive_merge(
+            text,
+            chunk_token_num=args.chunk_token_num,
+            delimiter=args.delimiter,
+            overlapped_percent=args.overlap,
+            strategy=args.strategy,
+            tokenizer=args.tokenizer,
+        )
+    except (TypeError, ValueError) as exc:
+        parser.error(str(exc))
+    if args.json:
+        json.dump(chunks, sys.stdout, ensure_ascii=False, indent=1)
+        print()
+        return 0
+    print(
+        f"{name}: {len(text)} characters -> {len(chunks)} chunks "
+        f"(chunk_token_num={args.chunk_token_num}, backend={ragchunk.backend})"
+    )
+    for i, chunk in enumerate(chunks, 1):
+        try:
+            tokens: object = ragchunk.count_tokens(chunk, args.tokenizer)
+        except ValueError:  # special-token text: tiktoken refuses to count it
+            tokens = "n/a"
+        print(f"\n--- chunk {i} ({tokens} tokens) ---")
+        print(chunk.lstrip("\n"))
+    return 0
 
 
 def _wants_help(args: list[str]) -> bool:
