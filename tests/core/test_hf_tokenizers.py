@@ -8,13 +8,14 @@ corpus text (small vocabularies, a few seconds in all); the Llama-style file shi
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
 import ragchunk
-from ragchunk import RecursiveSplitter, Tokenizer, available_tokenizers
+from ragchunk import RecursiveSplitter, Tokenizer, TokenWindowSplitter, available_tokenizers
 from testdata import corpus_documents
 
 tokenizers = pytest.importorskip("tokenizers")
@@ -185,3 +186,40 @@ def test_unknown_names_list_the_available_ones() -> None:
     assert available_tokenizers()[:2] == ["cl100k_base", "o200k_base"]
     assert RecursiveSplitter(chunk_size=10).tokenizer_name == "cl100k_base"
     assert RecursiveSplitter(chunk_size=10, length="chars").tokenizer_name == "chars"
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "bpe", "unigram"])
+@pytest.mark.parametrize(("size", "overlap"), [(16, 0), (16, 5), (1, 0)])
+def test_token_windows_over_the_files_tokens(
+    hf_files: dict[str, Path], kind: str, size: int, overlap: int
+) -> None:
+    path = hf_files[kind]
+    ref = tokenizers.Tokenizer.from_file(str(path))
+    text = "\n\n".join(_sample_texts()[:2])[:4000] + " naïve café 检索增强生成 🙂 end"
+    offsets = ref.encode(text, add_special_tokens=False).offsets
+    starts = [0] + [a for a, _ in offsets[1:]] + [len(text)]
+    step = size - overlap
+    # Every window starts where a token starts (text between tokens goes with the first) and
+    # holds ``size`` tokens; the windows cover the text, in order.
+    want = []
+    for first in range(0, len(offsets), step):
+        last = min(first + size, len(offsets))
+        want.append((starts[first], starts[last], last - first))
+        if last == len(offsets):
+            break
+    distinct = all(a < b for a, b in itertools.pairwise(starts))
+    for tokenizer in (f"hf:{path}", ref, Tokenizer.from_file(path)):
+        splitter = TokenWindowSplitter(size, overlap, tokenizer=tokenizer)
+        chunks = splitter.split(text)
+        assert all(c.text == text[c.start : c.end] for c in chunks)
+        assert splitter.split_batch([text, text], workers=2) == [chunks, chunks]
+        if distinct:
+            assert [(c.start, c.end, c.token_count) for c in chunks] == want
+            continue
+        # Byte-level tokens inside one character share its offsets: windows then snap to
+        # character boundaries, still starting at token starts and covering the text.
+        assert chunks[0].start == 0 and chunks[-1].end == len(text)
+        edges = set(starts)
+        for prev, c in itertools.pairwise(chunks):
+            assert c.start <= prev.end and c.start > prev.start
+        assert all(c.start in edges and c.end in edges for c in chunks)

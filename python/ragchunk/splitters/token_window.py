@@ -9,10 +9,15 @@ from .._pure.splitters import token_window as _pure
 from ..core import dispatch
 from ..core.checks import check_int
 from ..core.chunk import Chunk
-from ..core.tokenizers import resolve_tokenizer
+from ..core.tokenizers import Tokenizer, hf_tokenizer, resolve_tokenizer
 from ._common import ChunkTuple, WindowSplitter, check_batch, check_sizes, configured, to_chunks
 
 __all__ = ["TokenWindowSplitter"]
+
+
+def _is_hf_object(tokenizer: object) -> bool:
+    """A ``tokenizers.Tokenizer`` (serialised once and windowed like its file)."""
+    return type(tokenizer).__module__.startswith("tokenizers") and hasattr(tokenizer, "to_str")
 
 
 class TokenWindowSplitter(WindowSplitter):
@@ -32,8 +37,10 @@ class TokenWindowSplitter(WindowSplitter):
         chunk_overlap: tokens shared by consecutive windows (``< chunk_size``).
         stride: alternatively, the step between window starts (``chunk_overlap =
             chunk_size - stride``).
-        tokenizer: a built-in encoding name or a ``tiktoken.Encoding`` (windows need token
-            ids, so a counting callable is not enough).
+        tokenizer: a built-in encoding name, a ``tiktoken.Encoding``, or a Hugging Face
+            tokenizer (``"hf:<path to tokenizer.json>"``, a :class:`ragchunk.Tokenizer` or a
+            ``tokenizers.Tokenizer``: windows over its tokens, text between two tokens going
+            with the first). Windows need token ids, so a counting callable is not enough.
 
     >>> s = TokenWindowSplitter(chunk_size=2, chunk_overlap=1)
     >>> s.split_text("a b c d")
@@ -60,23 +67,22 @@ class TokenWindowSplitter(WindowSplitter):
         self.tokenizer = tokenizer
         self._encoding: str | None = None
         self._enc: Any = None
-        if isinstance(tokenizer, str):
-            if tokenizer.startswith("hf:"):
-                raise TypeError(
-                    "tokenizer: TokenWindowSplitter windows tiktoken token ids; a Hugging Face "
-                    "tokenizer works with the other splitters"
-                )
-            self._encoding = resolve_tokenizer(tokenizer).builtin
-        elif type(tokenizer).__module__.startswith("tiktoken") and hasattr(
+        is_tiktoken = type(tokenizer).__module__.startswith("tiktoken") and hasattr(
             tokenizer, "encode_ordinary"
-        ):
-            self._encoding = resolve_tokenizer(tokenizer).builtin
-            self._enc = tokenizer
-        else:
+        )
+        resolved = None
+        if isinstance(tokenizer, (str, Tokenizer)) or is_tiktoken or _is_hf_object(tokenizer):
+            resolved = resolve_tokenizer(tokenizer)
+        if resolved is None or (resolved.builtin is None and not is_tiktoken):
             raise TypeError(
-                "tokenizer must be a built-in encoding name or a tiktoken.Encoding (windows "
-                f"need token ids), got {type(tokenizer).__name__}"
+                "tokenizer must be a built-in encoding name, a tiktoken.Encoding or a Hugging "
+                "Face tokenizer ('hf:<path>', a Tokenizer, a tokenizers.Tokenizer); windows "
+                f"need token ids, so a counting callable is not enough; got "
+                f"{type(tokenizer).__name__}"
             )
+        self._encoding = resolved.builtin
+        if is_tiktoken:
+            self._enc = tokenizer
 
     def __repr__(self) -> str:
         return (
@@ -85,7 +91,7 @@ class TokenWindowSplitter(WindowSplitter):
         )
 
     def _pure_enc(self) -> Any:
-        if self._encoding is not None:
+        if self._encoding is not None and not self._encoding.startswith("hf:"):
             from .._pure.tokenizer import load_encoding
 
             return load_encoding(self._encoding)
@@ -100,6 +106,14 @@ class TokenWindowSplitter(WindowSplitter):
 
     def _tuples(self, text: str) -> list[ChunkTuple]:
         def pure() -> list[ChunkTuple]:
+            if self._encoding is not None and self._encoding.startswith("hf:"):
+                tok = hf_tokenizer(self._encoding)
+                return _pure.split_edges(
+                    text,
+                    _pure.hf_edges(text, tok.token_offsets(text)),
+                    self.chunk_size,
+                    self.chunk_overlap,
+                )
             enc = self._pure_enc()
             return _pure.split(
                 text,

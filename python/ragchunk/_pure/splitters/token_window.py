@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-__all__ = ["split"]
+__all__ = ["hf_edges", "split", "split_edges"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 
@@ -17,15 +17,43 @@ def split(
     token_bytes: Callable[[int], bytes],
 ) -> list[ChunkTuple]:
     """Token windows cut only at character boundaries (see ``rust/splitters/token_window.rs``)."""
-    ids = encode(text)
-    n = len(ids)
-    out: list[ChunkTuple] = []
-    if n == 0 or chunk_size <= 0 or chunk_overlap >= chunk_size:
-        return out
-    # Byte offset of every token edge, and the code-point offset of every character boundary.
     edges = [0]
-    for t in ids:
+    for t in encode(text):
         edges.append(edges[-1] + len(token_bytes(t)))
+    return split_edges(text, edges, chunk_size, chunk_overlap)
+
+
+def hf_edges(text: str, offsets: Sequence[tuple[int, int]]) -> list[int]:
+    """Token edges (byte offsets) from a Hugging Face encoding's code-point ``offsets``, as the
+    Rust core takes them: the first edge is 0, each later one the token's start, never before
+    the previous edge (added special tokens have ``(0, 0)``; byte-level tokens inside one
+    character share its offsets), and the text's end closes the list.
+
+    >>> hf_edges("hé llo", [(0, 2), (3, 6)])
+    [0, 4, 7]
+    """
+    byte_at = [0]
+    for ch in text:
+        byte_at.append(byte_at[-1] + len(ch.encode("utf-8", "surrogatepass")))
+    edges: list[int] = []
+    last = 0
+    for k, (start, _) in enumerate(offsets):
+        at = 0 if k == 0 else min(max(byte_at[min(start, len(text))], last), byte_at[-1])
+        edges.append(at)
+        last = at
+    edges.append(byte_at[-1])
+    return edges
+
+
+def split_edges(
+    text: str, edges: list[int], chunk_size: int, chunk_overlap: int
+) -> list[ChunkTuple]:
+    """Windows over token ``edges`` (byte offsets, the first 0 and the last the text's end)."""
+    n = len(edges) - 1
+    out: list[ChunkTuple] = []
+    if n <= 0 or chunk_size <= 0 or chunk_overlap >= chunk_size:
+        return out
+    # The code-point offset of every character boundary.
     char_at: dict[int, int] = {}
     b = 0
     for ci, ch in enumerate(text):
