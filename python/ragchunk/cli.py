@@ -321,8 +321,86 @@ def _chunk_dicts(chunker: Any, texts: list[str], workers: int | None) -> list[li
     ]
 
 
+def holds_gil(chunker: Any) -> bool:
+    """Whether ``chunker`` runs in Python while it chunks a batch, so that threads would take
+    turns (the fallback backend, the cleaning pipeline component, a tokenizer counted by a
+    Python callable), and ``--parallel auto`` uses processes instead.
+
+    >>> import ragchunk
+    >>> holds_gil(ragchunk.SplitterComponent())
+    True
+    >>> holds_gil(ragchunk.RecursiveSplitter(64)) == (ragchunk.backend == "python")
+    True
+    """
+    import ragchunk
+
+    from .core import dispatch
+
+    if dispatch.name() != "rust" or isinstance(chunker, ragchunk.SplitterComponent):
+        return True
+    for attribute in ("_tok", "_resolved"):
+        tok = getattr(chunker, attribute, None)
+        if tok is not None and tok.builtin is None:
+            return True
+    return False
+
+
+def _parallelism(args: argparse.Namespace, chunker: Any) -> str:
+    """``"threads"`` or ``"processes"``, as ``--parallel`` and the chunker decide."""
+    if args.parallel != "auto":
+        return str(args.parallel)
+    if args.workers == 1:
+        return "threads"
+    return "processes" if holds_gil(chunker) else "threads"
+
+
+def _chunk_part(
+    chunker: Any, parquet: bool, names: list[str], texts: list[str]
+) -> list[list[dict[str, Any]]] | Any:
+    """One process's share of a batch: chunk dicts, or an Arrow table for Parquet."""
+    if parquet:
+        from .io.arrow import _pyarrow, chunk_table
+
+        docs = _pyarrow().table({"source": names, "text": texts})
+        return chunk_table(docs, chunker, id_columns=["source"], workers=1)
+    return _chunk_dicts(chunker, texts, 1)
+
+
+class _Processes:
+    """A pool of worker processes (started by spawning, never by forking a process whose
+    native thread pool may be running) that chunk one batch's documents in parts."""
+
+    def __init__(self, workers: int | None) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = workers or os.cpu_count() or 1
+        self.pool = ProcessPoolExecutor(
+            self.workers, mp_context=multiprocessing.get_context("spawn")
+        )
+
+    def run(self, chunker: Any, parquet: bool, names: list[str], texts: list[str]) -> list[Any]:
+        """The parts' results in document order (contiguous parts, one per worker)."""
+        size = max(1, -(-len(texts) // self.workers))
+        futures = [
+            self.pool.submit(
+                _chunk_part, chunker, parquet, names[i : i + size], texts[i : i + size]
+            )
+            for i in range(0, len(texts), size)
+        ]
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        self.pool.shutdown(cancel_futures=True)
+
+
 def _run_chunk(args: argparse.Namespace) -> int:
     chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
+    mode = _parallelism(args, chunker)
+    if not args.quiet and sys.stderr.isatty():  # said where the progress bar is drawn
+        workers = args.workers or os.cpu_count() or 1
+        print(f"ragchunk: chunking on {workers} {mode}", file=sys.stderr)
+    processes = _Processes(args.workers) if mode == "processes" else None
     if args.format == "parquet":
         if not args.out:
             raise ValueError("--format parquet needs --out FILE")
@@ -361,7 +439,16 @@ def _run_chunk(args: argparse.Namespace) -> int:
             names = [s.path if s.path != "-" else "<stdin>" for s, _ in batch]
             texts = [t for _, t in batch]
             try:
-                if args.format == "parquet":
+                if processes is not None:
+                    parts = processes.run(chunker, args.format == "parquet", names, texts)
+                    if args.format == "parquet":
+                        for table in parts:
+                            writer.write_table(table)
+                    else:
+                        dicts = [d for part in parts for d in part]
+                        for name, chunks in zip(names, dicts, strict=True):
+                            writer.write(name, chunks)
+                elif args.format == "parquet":
                     docs = pa.table({"source": names, "text": texts})
                     writer.write_table(
                         chunk_table(docs, chunker, id_columns=["source"], workers=args.workers)
@@ -402,6 +489,8 @@ def _run_chunk(args: argparse.Namespace) -> int:
     except _FailFast:
         return 1
     finally:
+        if processes is not None:
+            processes.close()
         if out is not None and out is not sys.stdout:
             out.close()
     return 1 if failures else 0
@@ -478,7 +567,15 @@ def _parser(plugin: str | None) -> argparse.ArgumentParser:
     )
     chunk.add_argument("--format", choices=["jsonl", "parquet", "text"], default="jsonl")
     chunk.add_argument("--out", help="output file (default: standard output)")
-    chunk.add_argument("--workers", type=int, default=None, help="threads (one per core)")
+    chunk.add_argument(
+        "--workers", type=int, default=None, help="threads or processes (one per core)"
+    )
+    chunk.add_argument(
+        "--parallel",
+        choices=["auto", "threads", "processes"],
+        default="auto",
+        help="threads when the chunker releases the GIL, else processes (auto)",
+    )
     chunk.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     chunk.set_defaults(run=_run_chunk)
 

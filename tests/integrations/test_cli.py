@@ -260,3 +260,32 @@ def test_plugin_commands_register_from_the_table(
         cli.main(["--help"])
     helptext = capsys.readouterr().out
     assert "eval" in helptext and "estimate" not in helptext
+
+
+def test_processes_give_the_threads_output(tmp_path: Path) -> None:
+    """A chunker that holds the GIL is chunked in worker processes; the output is the same,
+    in the same order, as on threads."""
+    for i in range(7):
+        (tmp_path / f"doc{i}.md").write_text(f"# Doc {i}\n\n" + "Words of a sentence. " * (40 + i))
+    base = [sys.executable, "-m", "ragchunk", "chunk", str(tmp_path), "--chunker", "token", "-q"]
+    threads = subprocess.run(
+        [*base, "--parallel", "threads"], capture_output=True, text=True, check=True
+    )
+    processes = subprocess.run(
+        [*base, "--parallel", "processes", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    records = [json.loads(line) for line in processes.stdout.splitlines()]
+    assert len({r["source"] for r in records}) == 7
+    assert processes.stdout == threads.stdout
+
+
+@pytest.mark.single_backend
+def test_auto_parallelism_follows_the_gil() -> None:
+    from ragchunk.cli import holds_gil
+
+    assert holds_gil(ragchunk.SplitterComponent())
+    assert holds_gil(ragchunk.RecursiveSplitter(64, tokenizer=lambda s: len(s.split())))
+    assert not holds_gil(ragchunk.RecursiveSplitter(64)) or ragchunk.backend == "python"
