@@ -233,3 +233,28 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "TokenWindowSplitter/8/0" in proc.stdout
     assert "[#" not in proc.stderr  # no progress bar when stderr is not a terminal
+
+
+def test_cli_takes_every_chunker_and_the_dense_and_hybrid_retrievers(
+    chroma_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["--dataset", str(chroma_dir), "--chunk-size", "200", "--k", "5"]
+    assert run(_args(*base, "--chunker", "markdown", "-o", "chunk_overlap=0")) == 0
+    assert "MarkdownSplitter/200" in capsys.readouterr().out
+    assert run(_args(*base, "--chunker", "TitleTreeChunker")) == 0
+    assert "TitleTreeChunker/200" in capsys.readouterr().out
+    assert run(_args(*base, "--chunker", "sentence", "--overlap", "20")) == 2
+    assert "takes no chunk_overlap" in capsys.readouterr().err
+    assert run(_args(*base, "--chunker", "naive-merge")) == 2
+    assert "gives no offsets" in capsys.readouterr().err
+    assert run(_args(*base, "--chunker", "nope")) == 2
+    assert "unknown chunker 'nope'" in capsys.readouterr().err
+    assert run(_args(*base, "--retriever", "dense", "--embedder", "http://127.0.0.1:9")) == 2
+    assert "--embed-model" in capsys.readouterr().err
+    pytest.importorskip("wordllama")
+    rows = {}
+    for retriever in ("bm25", "dense", "hybrid"):
+        assert run(_args(*base, "--retriever", retriever, "--embedder", "wordllama")) == 0
+        rows[retriever] = capsys.readouterr().out
+    assert "Dense(WordLlamaEmbedder)" in rows["dense"] or rows["dense"] != rows["bm25"]
+    assert rows["hybrid"] != rows["bm25"] and rows["dense"] != rows["bm25"]

@@ -11,13 +11,18 @@ table (``ragchunk eval ...`` or ``python -m ragchunk.eval ...``).
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 from typing import Any
 
 __all__ = ["add_arguments", "main", "run"]
 
-CHUNKERS = ("recursive", "token", "character", "sentence")
+#: Aliases of this command only: ``token`` is the token-window splitter here (the cleaning
+#: pipeline component that ``ragchunk chunk --chunker token`` names gives no offsets, which
+#: span metrics need).
+ALIASES = {"token": "token-window"}
+RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
 def _ints(name: str) -> Any:
@@ -57,8 +62,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunker",
         default="recursive",
-        choices=CHUNKERS,
-        help="chunking strategy (default: recursive)",
+        help="any chunker `ragchunk chunk` takes, by alias or class name (default: recursive)",
+    )
+    parser.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another argument of the chunker, e.g. -o length=chars",
     )
     parser.add_argument(
         "--chunk-size",
@@ -73,8 +85,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated overlaps: a fraction of the size when < 1, else tokens",
     )
     parser.add_argument(
-        "--retriever", default="bm25", choices=("bm25",), help="retriever (default: bm25)"
+        "--retriever",
+        default="bm25",
+        choices=RETRIEVERS,
+        help="bm25, dense (embeddings) or hybrid (both, fused by rank) (default: bm25)",
     )
+    parser.add_argument(
+        "--embedder",
+        default="wordllama",
+        help="for dense and hybrid: 'wordllama' or 'wordllama:DIM' (the model shipped in the "
+        "wordllama wheel), or an OpenAI-compatible base URL (with --embed-model)",
+    )
+    parser.add_argument("--embed-model", help="the model name at an OpenAI-compatible --embedder")
     parser.add_argument(
         "--tokenizer",
         default="english",
@@ -88,26 +110,66 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric", default="recall_mean", help="the metric --png plots")
 
 
-def _chunker(kind: str, size: int, overlap: int) -> Any:
-    from .. import CharacterSplitter, RecursiveSplitter, SentenceSplitter, TokenWindowSplitter
+def _chunker(kind: str, size: int, overlap: int, options: dict[str, Any]) -> Any:
+    """The chunker ``kind`` (an alias or class name of ``ragchunk chunk``) at ``size``, with
+    ``overlap`` as its ``chunk_overlap`` where it takes one."""
+    from ..cli import build_chunker
+    from ..core.chunk import Splitter
 
-    if kind == "recursive":
-        return RecursiveSplitter(chunk_size=size, chunk_overlap=overlap)
-    if kind == "token":
-        return TokenWindowSplitter(chunk_size=size, chunk_overlap=overlap)
-    if kind == "character":
-        return CharacterSplitter(chunk_size=size, chunk_overlap=overlap)
-    return SentenceSplitter(chunk_size=size)
+    name = ALIASES.get(kind.lower(), kind)
+    kwargs = dict(options)
+    chunker = build_chunker(name, kwargs, size)
+    if overlap:
+        if "chunk_overlap" not in inspect.signature(type(chunker)).parameters:
+            raise ValueError(f"--overlap: {type(chunker).__name__} takes no chunk_overlap")
+        kwargs["chunk_overlap"] = overlap
+        chunker = build_chunker(name, kwargs, size)
+    if not isinstance(chunker, Splitter):
+        raise ValueError(
+            f"--chunker {kind}: {type(chunker).__name__} gives no offsets, which span metrics "
+            "need; choose a splitter"
+        )
+    return chunker
+
+
+def _embedder(spec: str, model: str | None) -> Any:
+    if spec.startswith(("http://", "https://")):
+        if not model:
+            raise ValueError("--embedder URL needs --embed-model NAME")
+        from ..embeddings import OpenAICompatibleEmbedder
+
+        return OpenAICompatibleEmbedder(spec, model)
+    name, _, dim = spec.partition(":")
+    if name != "wordllama":
+        raise ValueError(f"--embedder must be 'wordllama[:DIM]' or a base URL, got {spec!r}")
+    from ..embeddings import load_wordllama
+
+    if not dim:
+        return load_wordllama()
+    if not dim.isdigit():
+        raise ValueError(f"--embedder wordllama:DIM needs an integer DIM, got {dim!r}")
+    return load_wordllama(int(dim))
+
+
+def _retriever(args: argparse.Namespace) -> Any:
+    from .retrievers import BM25, Dense, Hybrid
+
+    bm25 = BM25(tokenizer=args.tokenizer)
+    if args.retriever == "bm25":
+        return bm25
+    dense = Dense(_embedder(args.embedder, args.embed_model))
+    return dense if args.retriever == "dense" else Hybrid([bm25, dense])
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep ``args`` describe; print the table. Returns the exit status (0, or 2 on
     bad input, reported on stderr)."""
+    from ..cli import parse_options
     from .dataset import load_chroma, load_jsonl
-    from .retrievers import BM25
     from .sweep import evaluate, plot
 
     try:
+        options = parse_options(args.option)
         path = args.dataset
         dataset = load_jsonl(path) if os.path.isfile(path) else load_chroma(path)
         chunkers = []
@@ -116,9 +178,9 @@ def run(args: argparse.Namespace) -> int:
                 tokens = round(ov * size) if ov < 1 else int(ov)
                 if tokens >= size:
                     raise ValueError(f"--overlap {ov} is not smaller than --chunk-size {size}")
-                chunkers.append(_chunker(args.chunker, size, tokens))
-        result = evaluate(dataset, chunkers, BM25(tokenizer=args.tokenizer), k=args.k)
-    except (OSError, ValueError, TypeError) as exc:
+                chunkers.append(_chunker(args.chunker, size, tokens, options))
+        result = evaluate(dataset, chunkers, _retriever(args), k=args.k)
+    except (OSError, ValueError, TypeError, ImportError) as exc:
         print(f"ragchunk eval: error: {exc}", file=sys.stderr)
         return 2
     print(result.format())
