@@ -11,8 +11,6 @@ a Rust core. Without the compiled core a pure-Python fallback gives the same res
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 import sys
 
 from . import ragflow as _ragflow
@@ -21,6 +19,7 @@ from .core import dispatch as _dispatch
 from .core.chunk import Chunk, Splitter
 from .core.errors import RagchunkError
 from .core.tokenizers import Tokenizer, available_tokenizers
+from .core.version import __version__
 from .ragflow import presets
 from .ragflow.association import associate_images, boxes_overlap
 from .ragflow.batch import count_tokens_batch, iter_naive_merge, naive_merge_batch

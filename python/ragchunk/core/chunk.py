@@ -6,7 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Chunk", "Splitter", "check_texts", "check_workers"]
+__all__ = ["Chunk", "MdChunkRaw", "Splitter", "check_texts", "check_workers"]
+
+#: What the section packer (Markdown, HTML) returns per chunk, on both backends:
+#: ``(start, end, size, section index, repeated prefix (start, end) or None)``.
+MdChunkRaw = tuple[int, int, int, int, "tuple[int, int] | None"]
 
 
 def check_texts(texts: object) -> list[str]:

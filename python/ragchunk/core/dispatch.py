@@ -52,8 +52,8 @@ _import_error: ImportError | None = None
 
 
 def _import_core() -> ModuleType:
-    from .. import __version__
     from .. import _core as compiled
+    from .version import __version__
 
     if getattr(compiled, "__version__", None) != __version__:
         raise ImportError(

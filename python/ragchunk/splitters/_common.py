@@ -7,10 +7,9 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._pure.splitters.packer import MdChunkRaw
 from ..core import dispatch
 from ..core.checks import check_int, check_parsed_text, check_text
-from ..core.chunk import Chunk, Splitter, check_texts, check_workers
+from ..core.chunk import Chunk, MdChunkRaw, Splitter, check_texts, check_workers
 from ..core.counting import Counter
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 

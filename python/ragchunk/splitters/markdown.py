@@ -6,10 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._pure.splitters import markdown as _pure
-from .._pure.splitters.packer import MdChunkRaw
 from ..core import dispatch
 from ..core.checks import check_parsed_text
-from ..core.chunk import Chunk
+from ..core.chunk import Chunk, MdChunkRaw
 from ._common import SectionSplitter, section_chunks
 
 __all__ = ["MarkdownSplitter"]

@@ -13,6 +13,7 @@ from .._pure.splitters import title_tree as _pure
 from ..core import dispatch
 from ..core.checks import check_int, check_parsed_text
 from ..core.chunk import Chunk
+from ..core.markup import bound_depth
 from ._common import Measured, check_batch, configured, size_argument
 
 __all__ = ["TitleTreeChunker"]
@@ -118,7 +119,7 @@ def _layout_tree(tree: object) -> _Layout:
 def _layout_html(html: str) -> _Layout:
     """HTML headings (``<h1>``...``<h6>``) as titles, the other blocks of
     :meth:`HTMLSplitter.extract_text`'s layout as paragraphs; offsets index that layout."""
-    html = _pure_html.bound_depth(html)
+    html = bound_depth(html)
 
     def pure() -> tuple[str, list[tuple[int, int, int, str]]]:
         lay = _pure_html.layout_html(html)

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .markdown import Block
 
+from ...core.chunk import MdChunkRaw
+
 __all__ = ["MdChunkRaw", "pack_blocks", "pack_spans"]
 
 _WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
 _CJK_STOP = frozenset("。！？；")
-
-# (start, end, size, section index, prefix (start, end) or None)
-MdChunkRaw = tuple[int, int, int, int, "tuple[int, int] | None"]
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
