@@ -18,12 +18,12 @@ from . import splitters as _splitters
 from .core import dispatch as _dispatch
 from .core.chunk import Chunk, Splitter
 from .core.errors import RagchunkError
+from .core.images import LazyImage
 from .core.tokenizers import Tokenizer, available_tokenizers
 from .core.version import __version__
 from .ragflow import presets
 from .ragflow.association import associate_images, boxes_overlap
 from .ragflow.batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
-from .ragflow.images import LazyImage
 from .ragflow.merge import (
     COMPAT_FAMILIES,
     MergeStrategy,

@@ -21,7 +21,7 @@ from ragchunk._pure import (
 )
 from ragchunk._pure.ragflow.delimiters import backtick_tokens, v022_anchored_match
 from ragchunk._pure.ragflow.merge import overlap_prefix
-from ragchunk.ragflow.images import LazyImage, concat_img
+from ragchunk.core.images import LazyImage, concat_img
 
 TAG = "@@3\t10.0\t200.5\t30.0\t45.5##"
 OLD = ["v0.26", "v0.23", "v0.22"]

@@ -10,10 +10,10 @@ that is the promise.
 
 from __future__ import annotations
 
+from ..core.images import LazyImage, concat_img
 from . import presets
 from .association import associate_images, boxes_overlap
 from .batch import count_tokens_batch, iter_naive_merge, naive_merge_batch
-from .images import LazyImage, concat_img
 from .merge import (
     COMPAT_FAMILIES,
     DEFAULT_DELIMITER,

@@ -15,8 +15,8 @@ from typing import Any, Literal, TypeAlias, overload
 from .._pure.ragflow import merge as _pure_merge
 from ..core import dispatch
 from ..core.counting import Counter
+from ..core.images import fold_images
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
-from .images import fold_images
 from .positions import Position, extract_positions, remove_tag
 from .tokens import ragflow_counter
 

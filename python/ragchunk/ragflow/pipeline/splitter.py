@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from ...core.images import fold_images
 from ...core.tokenizers import ResolvedTokenizer
 from ..association import _position, _position_tag
-from ..images import fold_images
 from ..merge import DEFAULT_DELIMITER, MergeStrategy, _merge, _prepare
 from ..positions import Position, extract_positions, remove_tag
 from ..presets import get_preset

@@ -12,7 +12,7 @@ works in three steps:
    first) starts with the *overlap prefix*: the tail of the previous chunk's
    final text with position tags removed.
 3. **Images** (image variant only): each chunk's image is the fold, with
-   :func:`~ragchunk.ragflow.images.concat_img`, of the images of the paragraphs
+   :func:`~ragchunk.core.images.concat_img`, of the images of the paragraphs
    that entered it, in order.
 
 The "custom mode" of a delimiter field with a `` `token` `` bypasses steps 1-2:
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ....ragflow.images import fold_images
+from ....core.images import fold_images
 from ...tokenizer import num_tokens_from_string
 from ..delimiters import (
     has_wrapped_delimiter,
