@@ -150,6 +150,27 @@ def test_cache_turns_second_run_into_zero_calls(openai_server, tmp_path):
     assert len(openai_server.chat_requests) == 7
 
 
+def test_cache_keys_on_the_endpoint(openai_server, tmp_path):
+    """Two servers serving a model of the same name never share cached answers."""
+    from openai_server import OpenAIServer
+
+    cache = LLMCache(tmp_path / "answers.sqlite")
+    openai_server.responder = lambda request: "from the first server"
+    with OpenAIServer(lambda request: "from the second server") as second:
+        one, _ = _openai(openai_server, cache=cache)
+        two, _ = _openai(second, cache=cache)
+        assert one.complete("same prompt") == "from the first server"
+        assert two.complete("same prompt") == "from the second server"
+        assert len(second.chat_requests) == 1
+        # The same endpoint again, with or without a trailing slash, is a hit.
+        again = OpenAICompatible(
+            base_url=second.base_url + "/", model="test-model", api_key_env=None, cache=cache
+        )
+        assert again.complete("same prompt") == "from the second server"
+        assert len(second.chat_requests) == 1 and again.usage.cache_hits == 1
+    assert len(openai_server.chat_requests) == 1
+
+
 _WRITER = """
 import sys
 from ragchunk.llm import LLM

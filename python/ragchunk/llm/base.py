@@ -410,6 +410,10 @@ class LLM:
     def _retryable(self, exc: Exception) -> bool:
         return True
 
+    def _endpoint(self) -> str:
+        """Where the model is served, as the answer cache keys it ("" for a function)."""
+        return ""
+
     def complete(self, prompt: Prompt, **params: Any) -> str:
         """The model's answer to ``prompt`` (a string or chat messages); thread-safe.
 
@@ -421,7 +425,11 @@ class LLM:
         """
         messages = _messages(prompt)
         merged = {**self.params, **params}
-        key = cache_key(self.model, messages, merged) if self.cache is not None else None
+        key = (
+            cache_key(self.model, messages, merged, self._endpoint())
+            if self.cache is not None
+            else None
+        )
         if key is not None and self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -26,21 +26,36 @@ CREATE TABLE IF NOT EXISTS answers (
 """
 
 
-def cache_key(model: str, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> str:
-    """The cache key of one request: a SHA-256 of model, messages and parameters.
+def cache_key(
+    model: str,
+    messages: Sequence[Mapping[str, str]],
+    params: Mapping[str, Any],
+    endpoint: str = "",
+) -> str:
+    """The cache key of one request: a SHA-256 of the endpoint (the server's base URL, a
+    trailing slash ignored; empty for a model that is a Python function), model, messages and
+    parameters. Two servers that serve a model of the same name never share answers.
 
     >>> a = cache_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0})
     >>> a == cache_key("m", [{"role": "user", "content": "hi"}], {"temperature": 0})
     True
     >>> a == cache_key("m", [{"role": "user", "content": "hi"}], {"temperature": 1})
     False
+    >>> b = cache_key("m", [{"role": "user", "content": "hi"}], {}, "http://127.0.0.1:8001/v1")
+    >>> b == cache_key("m", [{"role": "user", "content": "hi"}], {}, "http://127.0.0.1:8001/v1/")
+    True
+    >>> b == cache_key("m", [{"role": "user", "content": "hi"}], {}, "http://127.0.0.1:8002/v1")
+    False
     """
-    blob = json.dumps(
-        {"model": model, "messages": [dict(m) for m in messages], "params": dict(params)},
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    request: dict[str, Any] = {
+        "model": model,
+        "messages": [dict(m) for m in messages],
+        "params": dict(params),
+    }
+    endpoint = endpoint.rstrip("/")
+    if endpoint:  # absent for a Python function, so such keys stay as they were
+        request["endpoint"] = endpoint
+    blob = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -99,6 +99,9 @@ class OpenAICompatible(LLM):
         self.timeout = self.client.timeout
         self.max_retries = max_retries
 
+    def _endpoint(self) -> str:
+        return str(self.base_url)
+
     def __repr__(self) -> str:
         return (
             f"OpenAICompatible(base_url={self.base_url!r}, model={self.model!r}, "
