@@ -283,3 +283,29 @@ def test_family_hits_match_pattern_by_pattern(lines: list[str], family: list[str
         return sum(1 for s in lines if any(re.match(p, s) for p in family))
 
     assert _outcome(lambda: _family_hits(family, lines)) == _outcome(one_by_one)
+
+
+@pytest.mark.parametrize("tokens", [[], ["`|`"]])
+def test_json_children_drop_a_piece_that_is_only_a_position_tag(tokens: list[str]) -> None:
+    """A JSON chunk that starts with a position tag followed by a children delimiter gives no
+    empty child (RAGFlow drops a piece that is blank once its tags are removed)."""
+    tag = "@@1\t10.0\t20.0\t30.0\t40.0##"
+    item = {"page_number": 1, "x0": 1, "x1": 9, "top": 2, "bottom": 4}
+    upstream = {
+        "name": "a.pdf",
+        "output_format": "json",
+        "json": [
+            {"text": f"{tag}。Real text。{tag} 。More", **item},
+            {"text": "Second item。", **item},
+        ],
+    }
+    params: dict[str, Any] = {"chunk_token_size": 128, "children_delimiters": ["。"]}
+    if tokens:
+        params["delimiters"] = tokens
+    chunks = ragchunk.TokenChunker(params).invoke(upstream)["chunks"]
+    texts = [c["text"] for c in chunks]
+    assert all(t.strip() for t in texts), texts
+    assert [t.strip() for t in texts] == ["Real text", "More", "Second item"] or [
+        t.strip() for t in texts
+    ] == ["Real text", "More\nSecond item"]
+    assert all(c["mom"].startswith(tag) for c in chunks[:2])

@@ -328,7 +328,11 @@ class TokenChunker(Component):
                 continue
             mom = _drop_newline(c.text)
             for text, _, _ in _kernels.split_on_tokens(c.text, self._children):
-                if not text.strip():
+                # RAGFlow's quirk: its JSON children split drops a piece that is blank once
+                # its position tags are removed (a chunk that starts with a tag followed by
+                # a children delimiter gives no empty child), although the final check of
+                # other chunks looks at the text with its tags.
+                if not remove_tag(text).strip():
                     continue
                 child = c.copy()
                 child.mom = mom
