@@ -98,3 +98,21 @@ def test_rust_backend_never_builds_the_fallback_engine(monkeypatch: pytest.Monke
     ):
         assert chunker.estimate(["hello world. " * 40]).prompt_tokens > 20
     assert np is not None
+
+
+@pytest.mark.single_backend
+def test_a_tokenizer_loaded_on_the_fallback_counts_after_switching_to_rust() -> None:
+    if dispatch.name() != "rust":
+        pytest.skip("needs the compiled core")
+    spec = (
+        '{"version": "1.0", "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "switch": 1}, '
+        '"unk_token": "[UNK]"}, "pre_tokenizer": {"type": "Whitespace"}}'
+    )
+    dispatch.set_backend("python")
+    try:
+        tok = ragchunk.Tokenizer.from_str(spec)
+        assert tok.count("switch switch") == 2
+    finally:
+        dispatch.set_backend("rust")
+    assert tok.count("switch switch switch") == 3
+    assert Counter(tok).batch(["switch", "switch other"]) == [1, 2]

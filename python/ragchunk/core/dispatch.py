@@ -35,6 +35,7 @@ __all__ = [
     "core",
     "fix_surrogates",
     "name",
+    "on_rust",
     "reject_surrogates",
     "run",
     "run_exact",
@@ -47,6 +48,9 @@ BACKENDS = ("rust", "python")
 T = TypeVar("T")
 
 _core: ModuleType | None = None
+# Called with the compiled module whenever the Rust backend is switched on at run time, so that
+# state kept for it (the Hugging Face tokenizers loaded meanwhile) reaches it.
+_ON_RUST: list[Callable[[ModuleType], None]] = []
 _name: str = "python"
 _import_error: ImportError | None = None
 
@@ -122,12 +126,16 @@ def set_backend(backend: str) -> None:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if backend == "rust":
         _core = _import_core()
-        from .tokenizers import register_loaded
-
-        register_loaded(_core)
+        for hook in _ON_RUST:
+            hook(_core)
     else:
         _core = None
     _name = backend
+
+
+def on_rust(hook: Callable[[ModuleType], None]) -> None:
+    """Call ``hook(core)`` each time :func:`set_backend` switches the Rust backend on."""
+    _ON_RUST.append(hook)
 
 
 def run(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:

@@ -230,6 +230,12 @@ def register_loaded(core: Any) -> None:
         tok._register(core)
 
 
+def _register_on_rust() -> None:
+    from . import dispatch
+
+    dispatch.on_rust(register_loaded)
+
+
 def hf_tokenizer(key: str) -> Tokenizer:
     """The loaded Hugging Face tokenizer named ``key`` (``"hf:..."``).
 
@@ -386,3 +392,6 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
         "tokenizer must be an encoding name (str), a tiktoken.Encoding, a tokenizers.Tokenizer "
         f"or a callable str -> int, got {cls.__name__}"
     )
+
+
+_register_on_rust()

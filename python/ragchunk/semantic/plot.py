@@ -3,15 +3,28 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Protocol
 
-from ._base import SemanticAnalysis
+
+class _Analysis(Protocol):
+    """What the plot reads of a :class:`~ragchunk.semantic.SemanticAnalysis` (named by its
+    fields, so that this module, which ``SemanticAnalysis.plot`` calls, imports nothing of it)."""
+
+    units: list[tuple[int, int]]
+    distances: list[float]
+    threshold: float | None
+    breakpoints: list[int]
+    breakpoint_array: list[float] | None
+    method: str
+
+    def segments(self) -> list[tuple[int, int]]: ...
+
 
 __all__ = ["plot"]
 
 
 def plot(
-    analysis: SemanticAnalysis,
+    analysis: _Analysis,
     path: str | os.PathLike[str] | None = None,
     *,
     title: str | None = None,
@@ -29,7 +42,7 @@ def plot(
     >>> len(fig.axes)
     1
     """
-    if not isinstance(analysis, SemanticAnalysis):
+    if not all(hasattr(analysis, a) for a in ("units", "distances", "threshold", "segments")):
         raise TypeError(f"analysis must be a SemanticAnalysis, got {type(analysis).__name__}")
     try:
         import matplotlib
