@@ -6,9 +6,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::splitters::html::{self, TitleBlock};
+use crate::splitters::html;
 use crate::splitters::markdown;
 use crate::splitters::packer::{PackOptions, PackOutput};
+use crate::splitters::title_tree::TitleBlock;
 use crate::splitters::title_tree::{self, TitleTreeError};
 use crate::tokenizer::TokenCounter;
 

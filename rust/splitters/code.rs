@@ -494,7 +494,7 @@ pub fn chunks_in_chars(text: &str, mut chunks: Vec<CodeChunk>) -> Vec<CodeChunk>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::CharCount;
+    use crate::tokenizer::CharCount;
 
     fn chunks(text: &str, lang: Lang, budget: usize) -> Vec<(String, Vec<String>, usize, usize)> {
         split_code(text, lang, budget, &CharCount)

@@ -42,6 +42,7 @@ use html5ever::{parse_document, ParseOpts};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
+use super::title_tree::TitleBlock;
 use crate::text::boundaries::is_html_space;
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
@@ -458,17 +459,6 @@ impl HtmlOutput {
     }
 }
 
-/// One block of a layout as `TitleTreeChunker(title_source="html")` reads it: its span of
-/// the laid-out text in code points, and for a heading its level and text (`0` and `""`
-/// for every other block).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TitleBlock {
-    pub start: usize,
-    pub end: usize,
-    pub level: usize,
-    pub title: String,
-}
-
 /// The blocks of `layout` as [`TitleBlock`]s, in order.
 pub fn title_blocks(layout: &Layout) -> Vec<TitleBlock> {
     let mut at = CharOffsets::new(&layout.text);
@@ -499,7 +489,7 @@ pub fn title_blocks(layout: &Layout) -> Vec<TitleBlock> {
 mod tests {
     use super::super::markdown::tests::opts;
     use super::*;
-    use crate::text::CharCount;
+    use crate::tokenizer::CharCount;
 
     fn chunks(html: &str, size: usize) -> Vec<(String, Vec<String>)> {
         let r = split_html(html, &opts(size), &CharCount).unwrap();

@@ -20,51 +20,15 @@
 //! the header and delimiter rows repeated in front of every continuation chunk), then at
 //! sentence ends, whitespace and characters; overlap in whole trailing blocks.
 
-use super::html::TitleBlock;
+use super::lines::{indent, lines_of, list_item, list_marker};
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
+use super::title_tree::TitleBlock;
 use crate::text::boundaries::{is_blank_line, is_markdown_space};
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
 // ------------------------------------------------------------------------------------------
 // line predicates (ASCII decisions only)
-
-/// The lines of `text` as byte spans: a line ends at `\n`, and a `\r` before it is not part
-/// of the line (the packer cuts oversized blocks at these lines too).
-pub(super) fn lines_of(text: &str) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut start = 0;
-    loop {
-        let nl = memchr::memchr(b'\n', &b[start..]).map(|p| start + p);
-        let end = nl.unwrap_or(b.len());
-        let mut e = end;
-        if e > start && b[e - 1] == b'\r' {
-            e -= 1;
-        }
-        out.push((start, e));
-        match nl {
-            Some(p) => start = p + 1,
-            None => break,
-        }
-    }
-    out
-}
-
-/// Leading indentation in columns (a tab counts 4) and the rest after it.
-fn indent(s: &[u8]) -> (usize, &[u8]) {
-    let mut cols = 0;
-    let mut i = 0;
-    while i < s.len() {
-        match s[i] {
-            b' ' => cols += 1,
-            b'\t' => cols += 4,
-            _ => break,
-        }
-        i += 1;
-    }
-    (cols, &s[i..])
-}
 
 fn strip(s: &[u8]) -> &[u8] {
     let mut a = 0;
@@ -157,30 +121,6 @@ fn setext(s: &[u8]) -> Option<usize> {
     } else {
         None
     }
-}
-
-/// The marker kind of a list item line (`-`, `+` or `*`; `.` or `)` for an ordered list),
-/// or `None` when the line does not start a list item. Items with different markers belong
-/// to different lists (CommonMark).
-fn list_marker(s: &[u8]) -> Option<u8> {
-    let (ind, t) = indent(s);
-    if ind >= 4 || t.is_empty() {
-        return None;
-    }
-    let sep_ok = |rest: &[u8]| rest.is_empty() || rest[0] == b' ' || rest[0] == b'\t';
-    if matches!(t[0], b'-' | b'+' | b'*') {
-        return sep_ok(&t[1..]).then_some(t[0]);
-    }
-    let d = t.iter().take_while(|c| c.is_ascii_digit()).count();
-    if (1..=9).contains(&d) && d < t.len() && matches!(t[d], b'.' | b')') && sep_ok(&t[d + 1..]) {
-        Some(t[d])
-    } else {
-        None
-    }
-}
-
-fn list_item(s: &[u8]) -> bool {
-    list_marker(s).is_some()
 }
 
 /// The end tags of CommonMark's HTML block type 1 (any of them ends the block).
@@ -491,26 +431,6 @@ pub fn scan_blocks(text: &str) -> Vec<Block> {
     blocks
 }
 
-/// The items of the list block spanning `(s, e)`: each runs from a line starting an item at
-/// the list's own indentation (or less) to its last non-blank line, nested items included.
-pub(super) fn list_items(text: &str, s: usize, e: usize) -> Vec<(usize, usize)> {
-    let piece = &text.as_bytes()[s..e];
-    let lines = lines_of(&text[s..e]);
-    let base = indent(&piece[lines[0].0..lines[0].1]).0;
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    for (j, &(a, b)) in lines.iter().enumerate() {
-        let l = &piece[a..b];
-        if j == 0 || (list_item(l) && indent(l).0 <= base) {
-            out.push((s + a, s + b));
-        } else if !is_blank_line(l) {
-            if let Some(last) = out.last_mut() {
-                last.1 = s + b;
-            }
-        }
-    }
-    out
-}
-
 /// The blocks of [`scan_blocks`] as `TitleTreeChunker(title_source="markdown")` lays its
 /// title tree out from them: code-point spans, and for a heading its level and text (`0` and
 /// `""` for every other block), the same shape as the HTML layout's blocks.
@@ -554,7 +474,7 @@ pub fn split_markdown<C: TokenCounter>(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::text::CharCount;
+    use crate::tokenizer::CharCount;
     use BlockKind::*;
 
     /// Options for tests: `size` budget, no overlap, cut at h1-h3, headings kept (the HTML

@@ -7,7 +7,7 @@
 //!   `in_chars` / `*_chars` functions, over [`crate::text::offsets`]), so that the bindings
 //!   only convert types;
 //! * sizes come from a [`crate::tokenizer::TokenCounter`]: a built-in tokenizer, a Python
-//!   callback, or [`crate::text::CharCount`] for `length="chars"`;
+//!   callback, or [`crate::tokenizer::CharCount`] for `length="chars"`;
 //! * a splitter never panics on any input and never drops text it does not document dropping.
 //!
 //! The structure-aware splitters (Markdown, HTML, code, title tree) share one packer
@@ -18,6 +18,7 @@ pub mod character;
 #[cfg(feature = "code")]
 pub mod code;
 pub mod html;
+pub mod lines;
 pub mod markdown;
 pub mod packer;
 pub mod recursive;

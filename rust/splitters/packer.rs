@@ -17,7 +17,7 @@
 //! Markdown ([`super::markdown`]) scans its blocks from the source; HTML lays its DOM out as
 //! text and blocks; code and title trees pack their own units with [`pack_spans`].
 
-use super::markdown::{lines_of, list_items};
+use super::lines::{lines_of, list_items};
 use super::Span;
 use crate::text::boundaries::{
     is_blank_line, is_packer_cjk_terminator, is_packer_latin_terminator, is_packer_space,

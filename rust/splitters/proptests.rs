@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use super::html::{layout_html, split_html};
 use super::markdown::split_markdown;
 use super::packer::PackOptions;
-use crate::text::CharCount;
+use crate::tokenizer::CharCount;
 
 /// Text from a hostile alphabet: markup, brackets, separators, CJK, combining marks, NUL.
 fn hostile_text() -> impl Strategy<Value = String> {

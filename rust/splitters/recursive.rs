@@ -28,7 +28,8 @@ use memchr::memmem;
 use regex::Regex;
 
 use crate::text::boundaries::py_strip;
-use crate::text::{CharIndex, IndexedCharCount};
+use crate::text::CharIndex;
+use crate::tokenizer::IndexedCharCount;
 use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 
 /// Where a matched separator goes.
@@ -406,7 +407,7 @@ impl<C: TokenCounter> Run<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::CharCount;
+    use crate::tokenizer::CharCount;
 
     fn cfg(size: usize, overlap: usize, seps: &[&str], keep: KeepSeparator) -> RecursiveConfig {
         RecursiveConfig {

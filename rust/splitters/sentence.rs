@@ -25,7 +25,7 @@ use super::recursive::{self, KeepSeparator, RecursiveConfig, Separator};
 use super::Span;
 use crate::text::boundaries::{is_cjk_terminator, is_latin_terminator, is_py_space, py_strip};
 use crate::text::rules::{rules, static_strs};
-use crate::text::CharCount;
+use crate::tokenizer::CharCount;
 use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 
 /// Lowercase abbreviations (without their final dot) after which `.` never ends a sentence:

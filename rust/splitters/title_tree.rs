@@ -24,6 +24,17 @@ use super::Span;
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
+/// One block of a title tree's layout (from HTML or Markdown): its span of the laid-out
+/// text in code points, and for a heading its level and text (`0` and `""`
+/// for every other block).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TitleBlock {
+    pub start: usize,
+    pub end: usize,
+    pub level: usize,
+    pub title: String,
+}
+
 /// One output chunk: the span and the node whose title path it carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TreeChunk {
@@ -203,7 +214,7 @@ pub fn split_title_tree_chars<C: TokenCounter>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::CharCount;
+    use crate::tokenizer::CharCount;
 
     fn run(
         text: &str,

@@ -8,4 +8,4 @@ pub mod offsets;
 pub mod rules;
 pub mod transcode;
 
-pub use offsets::{CharCount, CharIndex, CharOffsets, IndexedCharCount};
+pub use offsets::{CharIndex, CharOffsets};

@@ -1,26 +1,10 @@
-//! Code points: byte offsets of a `&str` converted to Python's string indexes, and counting
-//! characters as a [`TokenCounter`] (`length="chars"`).
+//! Code points: byte offsets of a `&str` converted to Python's string indexes (counting
+//! characters as a token counter, `length="chars"`, stands on these in
+//! `crate::tokenizer::chars`).
 //!
 //! The chunkers work on UTF-8 and report byte offsets; Python indexes a `str` by code point.
 //! [`CharOffsets`] converts offsets asked in order with one forward walk, [`CharIndex`] any
 //! order in constant time; the splitters' results are converted once per call with them.
-
-use std::cell::Cell;
-use std::convert::Infallible;
-
-use crate::tokenizer::TokenCounter;
-
-/// Counts characters (Unicode scalar values, i.e. Python code points): `length="chars"`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CharCount;
-
-impl TokenCounter for CharCount {
-    type Error = Infallible;
-
-    fn count(&self, text: &str) -> Result<usize, Infallible> {
-        Ok(text.chars().count())
-    }
-}
 
 /// Converts byte offsets into code-point offsets in one forward pass over the text.
 ///
@@ -60,7 +44,7 @@ impl<'a> CharOffsets<'a> {
 }
 
 /// Bytes per block of [`CharIndex`].
-const BLOCK: usize = 64;
+pub(crate) const BLOCK: usize = 64;
 
 /// Number of code points that start in `bytes` (bytes that are not UTF-8 continuation
 /// bytes); `bytes` holds at most [`BLOCK`] bytes. A `u8` accumulator lets the loop vectorise
@@ -84,7 +68,7 @@ fn char_starts(bytes: &[u8]) -> usize {
 /// characters measures every piece of every level, and each is now two lookups.
 #[derive(Debug)]
 pub struct CharIndex<'a> {
-    text: &'a str,
+    pub(crate) text: &'a str,
     /// `blocks[k]`: characters that start before byte `k * BLOCK`; empty for an ASCII text.
     blocks: Vec<usize>,
 }
@@ -134,58 +118,6 @@ impl<'a> CharIndex<'a> {
     }
 }
 
-/// [`CharCount`] that measures the indexed text's own slices with two [`CharIndex`] lookups
-/// instead of walking them; any other string (a re-joined chunk, a separator) is counted by
-/// walking it, so counts are always `chars().count()`. The last lookup is remembered: pieces
-/// measured in order share their edges, so a run of contiguous pieces costs one lookup each.
-#[derive(Debug)]
-pub struct IndexedCharCount<'a> {
-    index: &'a CharIndex<'a>,
-    last: Cell<(usize, usize)>,
-}
-
-impl<'a> IndexedCharCount<'a> {
-    /// A counter for slices of `index`'s text.
-    pub fn new(index: &'a CharIndex<'a>) -> Self {
-        IndexedCharCount {
-            index,
-            last: Cell::new((0, 0)),
-        }
-    }
-
-    #[inline]
-    fn char_offset(&self, byte: usize) -> usize {
-        let (b, c) = self.last.get();
-        if b == byte {
-            return c;
-        }
-        let c = self.index.char_offset(byte);
-        self.last.set((byte, c));
-        c
-    }
-}
-
-/// Below this many bytes walking a slice is as cheap as two lookups.
-const WALK_BELOW: usize = 2 * BLOCK;
-
-impl TokenCounter for IndexedCharCount<'_> {
-    type Error = Infallible;
-
-    #[inline]
-    fn count(&self, text: &str) -> Result<usize, Infallible> {
-        let index = self.index;
-        let base = index.text.as_ptr() as usize;
-        let at = text.as_ptr() as usize;
-        if text.len() >= WALK_BELOW && at >= base && at - base + text.len() <= index.text.len() {
-            // `text` is `index.text[off..off + len]` (same bytes, same address).
-            let off = at - base;
-            let start = self.char_offset(off);
-            return Ok(self.char_offset(off + text.len()) - start);
-        }
-        Ok(text.chars().count())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,20 +151,6 @@ mod tests {
             for b in 0..=t.len() + 2 {
                 assert_eq!(index.char_offset(b), walk.char_offset(b), "byte {b}");
             }
-            let counter = IndexedCharCount::new(&index);
-            for (s, e) in [(0, t.len()), (1, t.len()), (0, 0), (3, 200), (130, 400)] {
-                let (s, e) = (s.min(t.len()), e.min(t.len()));
-                if let Some(piece) = t.get(s..e) {
-                    assert_eq!(counter.count(piece).unwrap(), piece.chars().count());
-                }
-            }
-            let other = t.to_owned();
-            assert_eq!(counter.count(&other).unwrap(), t.chars().count());
         }
-    }
-
-    #[test]
-    fn char_count() {
-        assert_eq!(CharCount.count("aé中🦀").unwrap(), 4);
     }
 }

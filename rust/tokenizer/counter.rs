@@ -7,9 +7,9 @@
 //! The built-in counters: [`OrdinaryCount`] (`encode_ordinary` semantics, the general
 //! splitters), [`RagflowCount`] (RAGFlow's `num_tokens_from_string`, the drop-ins), and
 //! [`UnitCount`], the built-in unit a general splitter is configured with (tokens of a
-//! built-in encoding, or characters). Characters alone are [`crate::text::CharCount`].
+//! built-in encoding, or characters). Characters alone are [`crate::tokenizer::CharCount`].
 
-use crate::text::CharCount;
+use crate::tokenizer::CharCount;
 
 use super::Tokenizer;
 

@@ -16,6 +16,7 @@
 mod backtrack;
 mod bpe;
 mod cache;
+mod chars;
 pub mod counter;
 #[cfg(feature = "hf")]
 pub mod hf;
@@ -35,6 +36,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
+pub use chars::{CharCount, IndexedCharCount};
 pub use counter::{OrdinaryCount, RagflowCount, TokenCounter, UnitCount};
 pub use resume::Resume;
 use unicode::Classes;

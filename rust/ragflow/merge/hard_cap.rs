@@ -10,9 +10,8 @@ use std::ops::Range;
 use crate::text::boundaries::{is_hard_cap_cjk_terminator, is_hard_cap_terminator, is_white_space};
 use crate::tokenizer::TokenCounter;
 
-use super::contains;
-use super::paragraphs::{push_body, Paragraph};
 use super::Section;
+use super::{contains, push_body, Paragraph};
 
 /// An indivisible unit of text: one code point, or a whole position tag `@@[\t0-9.-]+##`
 /// found in the text (never cut, so `remove_tag` still finds every tag of the input).

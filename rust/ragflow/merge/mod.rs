@@ -156,6 +156,32 @@ fn run<C: TokenCounter>(
     }
 }
 
+/// One v0.27 paragraph: `"\n" + text`, from section `sec`, of `tokens` tokens.
+pub(super) struct Paragraph<'t> {
+    pub(super) text: &'t str,
+    pub(super) sec: usize,
+    pub(super) tokens: usize,
+}
+
+/// Appends the v0.27 chunk body of `group` to `text`: each paragraph as `"\n" + piece`, its
+/// section's `pos` after it unless the body so far (from where this call started, so never an
+/// overlap prefix) already contains it.
+pub(super) fn push_body(text: &mut String, group: &[Paragraph<'_>], sections: &[Section<'_>]) {
+    let body_start = text.len();
+    let mut known: Option<&str> = None;
+    for p in group {
+        text.push('\n');
+        text.push_str(p.text);
+        let pos = sections[p.sec].pos_str();
+        if !pos.is_empty() && known != Some(pos) {
+            if !contains(&text[body_start..], pos) {
+                text.push_str(pos);
+            }
+            known = Some(pos);
+        }
+    }
+}
+
 /// Python `haystack.find(needle) >= 0`.
 pub(super) fn contains(haystack: &str, needle: &str) -> bool {
     memchr::memmem::find(haystack.as_bytes(), needle.as_bytes()).is_some()

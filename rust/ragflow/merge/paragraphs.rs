@@ -10,14 +10,7 @@ use crate::tokenizer::TokenCounter;
 use super::counting::Counting;
 use super::hard_cap::{group_hard_cap, hard_cap_fragments, shrink_prefix};
 use super::overlap::{push_overlap_prefix, threshold};
-use super::{contains, Chunk, MergeOptions, Section, Strategy};
-
-/// One v0.27 paragraph: `"\n" + text`, from section `sec`, of `tokens` tokens.
-pub(super) struct Paragraph<'t> {
-    pub(super) text: &'t str,
-    pub(super) sec: usize,
-    pub(super) tokens: usize,
-}
+use super::{push_body, Chunk, MergeOptions, Paragraph, Section, Strategy};
 
 /// Where one v0.27 chunk came from, for [`naive_merge_offsets`](super::naive_merge_offsets): the section, the byte range
 /// in that section's *normalised* text from its first piece's start to its last piece's end,
@@ -140,25 +133,6 @@ pub(super) fn v27_default<C: TokenCounter>(
         out.push(Chunk { text, sources });
     }
     Ok(out)
-}
-
-/// Appends the v0.27 chunk body of `group` to `text`: each paragraph as `"\n" + piece`, its
-/// section's `pos` after it unless the body so far (from where this call started, so never an
-/// overlap prefix) already contains it.
-pub(super) fn push_body(text: &mut String, group: &[Paragraph<'_>], sections: &[Section<'_>]) {
-    let body_start = text.len();
-    let mut known: Option<&str> = None;
-    for p in group {
-        text.push('\n');
-        text.push_str(p.text);
-        let pos = sections[p.sec].pos_str();
-        if !pos.is_empty() && known != Some(pos) {
-            if !contains(&text[body_start..], pos) {
-                text.push_str(pos);
-            }
-            known = Some(pos);
-        }
-    }
 }
 
 /// RAGFlow v0.27 `OVER_CAP` grouping (`_merge_paragraph_groups`), as ranges of paragraphs.

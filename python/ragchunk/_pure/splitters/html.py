@@ -20,8 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...core.markup import BLOCK, MAX_DEPTH, bound_depth
-from .markdown import Block
-from .packer import MdChunkRaw, pack_blocks
+from .packer import Block, MdChunkRaw, pack_blocks
 
 __all__ = ["BLOCK", "DROPPED", "MAX_DEPTH", "bound_depth", "layout_html", "split_html"]
 

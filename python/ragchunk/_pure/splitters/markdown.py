@@ -9,22 +9,19 @@ with the Rust byte-level decisions.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
-from .packer import MdChunkRaw, _blank, _indent, _lines, _list_item, _list_marker, pack_blocks
+from .packer import (
+    Block,
+    MdChunkRaw,
+    _blank,
+    _indent,
+    _lines,
+    _list_item,
+    _list_marker,
+    pack_blocks,
+)
 
 __all__ = ["Block", "MdChunkRaw", "scan_blocks", "split_markdown"]
-
-
-@dataclass(frozen=True)
-class Block:
-    kind: str  # front_matter heading fence indented_code html table list quote break paragraph
-    first: int
-    last: int
-    start: int
-    end: int
-    level: int = 0
-    text: str = ""
 
 
 def _strip(s: str) -> str:

@@ -9,14 +9,26 @@ decisions are made on ASCII characters, so they agree with the Rust byte-level d
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .markdown import Block
+from dataclasses import dataclass
 
 from ...core.chunk import MdChunkRaw
 
-__all__ = ["MdChunkRaw", "pack_blocks", "pack_spans"]
+__all__ = ["Block", "MdChunkRaw", "pack_blocks", "pack_spans"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block of a document as the packer takes it (Markdown's scanner and the HTML
+    layout make them)."""
+
+    kind: str  # front_matter heading fence indented_code html table list quote break paragraph
+    first: int
+    last: int
+    start: int
+    end: int
+    level: int = 0
+    text: str = ""
+
 
 _WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
 _CJK_STOP = frozenset("。！？；")

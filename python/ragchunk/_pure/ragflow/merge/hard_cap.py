@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from .options import Counter
+from .options import Counter, _Chunk, _Paragraph
 from .overlap import overlap_prefix
-from .paragraphs import _Chunk, _Paragraph
 
 # ---------------------------------------------------------------------------------------------
 # HARD_CAP (a ragchunk extension; v0.27 only). Mirrors rust/ragflow/merge/hard_cap.rs rule for

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..delimiters import (
     backtick_tokens,
@@ -144,3 +145,25 @@ def _strategy_value(strategy: object) -> str:
     if value not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}; got {strategy!r}")
     return str(value)
+
+
+class _Paragraph(NamedTuple):
+    text: str  # "\n" + piece
+    pos: str | None
+    source: int  # index of the section it came from
+    start: int = 0  # code point where the piece starts in its (normalised) section text
+
+
+@dataclass
+class _Chunk:
+    prefix: str  # overlap prefix, cut from the previous chunk
+    body: str
+    tokens: float
+    sources: list[int] = field(default_factory=list)
+    sealed: bool = False  # a stand-alone oversized paragraph (v0.27): nothing may join it
+    start: int = 0  # span of the chunk's pieces in the section text (naive_merge_offsets)
+    end: int = 0
+
+    @property
+    def text(self) -> str:
+        return self.prefix + self.body

@@ -4,37 +4,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from ..delimiters import (
     split_keeping_delimiters,
     v022_anchored_match,
 )
-from .options import Counter, Grouping, PieceFilter, ReleasePolicy, Section, SplitRule
+from .options import (
+    Counter,
+    Grouping,
+    PieceFilter,
+    ReleasePolicy,
+    Section,
+    SplitRule,
+    _Chunk,
+    _Paragraph,
+)
 from .overlap import overlap_prefix
-
-
-class _Paragraph(NamedTuple):
-    text: str  # "\n" + piece
-    pos: str | None
-    source: int  # index of the section it came from
-    start: int = 0  # code point where the piece starts in its (normalised) section text
-
-
-@dataclass
-class _Chunk:
-    prefix: str  # overlap prefix, cut from the previous chunk
-    body: str
-    tokens: float
-    sources: list[int] = field(default_factory=list)
-    sealed: bool = False  # a stand-alone oversized paragraph (v0.27): nothing may join it
-    start: int = 0  # span of the chunk's pieces in the section text (naive_merge_offsets)
-    end: int = 0
-
-    @property
-    def text(self) -> str:
-        return self.prefix + self.body
 
 
 def _should_split(
