@@ -69,7 +69,7 @@ class Counter:
     ValueError: mode must be one of ('ordinary', 'exact', 'ragflow'), got 'nope'
     """
 
-    __slots__ = ("_pure", "mode", "resolved")
+    __slots__ = ("_bound", "_pure", "mode", "resolved")
 
     def __init__(self, tokenizer: Any, *, mode: str = "ordinary") -> None:
         if mode not in MODES:
@@ -81,6 +81,28 @@ class Counter:
         else:
             self.resolved = resolve_tokenizer(tokenizer)
         self._pure: Callable[[str], int] | None = None
+        # The last bind(): (the compiled module it was made for, or None, and the function).
+        self._bound: tuple[Any, Callable[[str], int]] | None = None
+
+    @classmethod
+    def shared(cls, tokenizer: Any, mode: str = "ordinary") -> Counter:
+        """A :class:`Counter` kept per built-in or Hugging Face name (``"cl100k_base"``,
+        ``"hf:..."``) and mode, so that calls counting with a name build it once; any other
+        tokenizer gets a new one.
+
+        >>> Counter.shared("cl100k_base") is Counter.shared("cl100k_base")
+        True
+        """
+        if isinstance(tokenizer, ResolvedTokenizer) and tokenizer.builtin is not None:
+            name: Any = tokenizer.builtin
+        elif isinstance(tokenizer, str):
+            name = tokenizer
+        else:
+            return cls(tokenizer, mode=mode)
+        known = _SHARED.get((name, mode))
+        if known is None:
+            known = _SHARED.setdefault((name, mode), cls(tokenizer, mode=mode))
+        return known
 
     @property
     def builtin(self) -> str | None:
@@ -95,6 +117,15 @@ class Counter:
     def bind(self) -> Callable[[str], int]:
         """A plain ``str -> int`` for the backend active now (for loops that count often: it
         skips the per-call dispatch)."""
+        core = dispatch.core()
+        bound = self._bound
+        if bound is not None and bound[0] is core:
+            return bound[1]
+        fn = self._bind()
+        self._bound = (core, fn)
+        return fn
+
+    def _bind(self) -> Callable[[str], int]:
         resolved = self.resolved
         if resolved is None:
             return len
@@ -188,6 +219,7 @@ class Counter:
     def __setstate__(self, state: tuple[str, ResolvedTokenizer | None]) -> None:
         self.mode, self.resolved = state
         self._pure = None
+        self._bound = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Counter):
@@ -200,6 +232,9 @@ class Counter:
     def __repr__(self) -> str:
         source = None if self.resolved is None else (self.builtin or self.resolved.source)
         return f"Counter({source!r}, mode={self.mode!r})"
+
+
+_SHARED: dict[tuple[str, str], Counter] = {}
 
 
 def counter(tokenizer: Any, *, mode: str = "ordinary") -> Counter:

@@ -205,4 +205,4 @@ def count_tokens_batch(
     """
     texts = check_texts(texts)
     n_workers = check_workers(workers)
-    return Counter(tokenizer, mode="exact").batch(texts, n_workers)
+    return Counter.shared(tokenizer, mode="exact").batch(texts, n_workers)

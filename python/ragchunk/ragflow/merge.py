@@ -190,7 +190,7 @@ def _measure_counter(tok: ResolvedTokenizer, strategy: str) -> Callable[[str], i
     special-token text cannot count as 0 and slip past the cap."""
     if strategy != "hard_cap" or tok.builtin is None:
         return ragflow_counter(tok)
-    return Counter(tok).bind()
+    return Counter.shared(tok).bind()
 
 
 def _merge(

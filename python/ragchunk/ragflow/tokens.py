@@ -18,7 +18,7 @@ def ragflow_counter(tok: ResolvedTokenizer) -> Callable[[str], int]:
     """A Python callable counting like RAGFlow's ``num_tokens_from_string`` for ``tok``."""
     if tok.ragflow is not None:
         return tok.ragflow
-    return Counter(tok, mode="ragflow").bind()
+    return Counter.shared(tok, mode="ragflow").bind()
 
 
 def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
@@ -32,7 +32,7 @@ def count_tokens(text: str, tokenizer: Any = "cl100k_base") -> int:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return Counter(tokenizer, mode="exact")(text)
+    return Counter.shared(tokenizer, mode="exact")(text)
 
 
 def num_tokens_from_string(string: object) -> int:
