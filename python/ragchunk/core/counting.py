@@ -126,12 +126,9 @@ class Counter:
         return fn
 
     def _bind(self) -> Callable[[str], int]:
-        resolved = self.resolved
-        if resolved is None:
-            return len
-        builtin = resolved.builtin
-        if builtin is None:
-            return self._python_callable(resolved)
+        builtin = self.builtin
+        if builtin is None:  # characters or a Python callable: the same on both backends
+            return self.pure()
         fn_name = _RUST_SINGLE[self.mode]
         return dispatch.run(
             lambda core: dispatch.surrogate_safe(getattr(core, fn_name), builtin),
