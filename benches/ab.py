@@ -1,6 +1,7 @@
 """Same-process A/B timing: two builds of the extension, or naive_merge against counting.
 
-    .venv/bin/python benches/ab.py OLD.so NEW.so [--what merge|count|batch] [--rounds 5]
+    .venv/bin/python benches/ab.py OLD.so NEW.so [--what WHAT] [--rounds 5]
+        (WHAT: merge, count, batch, or recursive / sentence / markdown splitting)
     .venv/bin/python benches/ab.py --merge-vs-count [--rounds 5]
     .venv/bin/python benches/ab.py --batch-vs-single [--rounds 5] [--block 128]
     (any of them with --fresh: new string objects for every call, as in real ingestion)
@@ -68,7 +69,19 @@ def calls(core: ModuleType, what: str, size: float) -> Call:
         return lambda block: [core.naive_merge([d], [""], *settings, None, False) for d in block]
     if what == "batch":
         return lambda block: core.naive_merge_batch([([d], [""]) for d in block], *settings, 2)
-    raise ValueError(f"what must be merge, count or batch, got {what!r}")
+    n = int(size)
+    seps = [("\n\n", None), ("\n", None), (" ", None), ("", None)]
+    splitters = {
+        "recursive": lambda: core.RecursiveSplitter(
+            n, 0, seps, "start", True, "tokens", "cl100k_base"
+        ),
+        "sentence": lambda: core.SentenceSplitter(n, 0, "tokens", "cl100k_base"),
+        "markdown": lambda: core.MarkdownSplitter(n, 0, [1, 2, 3], False, "tokens", "cl100k_base"),
+    }
+    if what in splitters:
+        splitter = splitters[what]()
+        return lambda block: splitter.split_batch(block, 2)
+    raise ValueError(f"what must be merge, count, batch, {', '.join(splitters)}, got {what!r}")
 
 
 def race(
@@ -106,7 +119,12 @@ def main() -> None:
     ap.add_argument("builds", nargs="*", type=Path, help="OLD.so NEW.so")
     ap.add_argument("--merge-vs-count", action="store_true")
     ap.add_argument("--batch-vs-single", action="store_true")
-    ap.add_argument("--what", default="merge", choices=["merge", "count", "batch"])
+    ap.add_argument(
+        "--what",
+        default="merge",
+        choices=["merge", "count", "batch", "recursive", "sentence", "markdown"],
+        help="recursive / sentence / markdown: that splitter's split_batch on 2 workers",
+    )
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument(
         "--block", type=int, default=None, help="documents per alternation (16; batch: 128)"

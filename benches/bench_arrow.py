@@ -56,7 +56,7 @@ def table_from_lists(splitter: Any, docs: list[str], ids: list[int]) -> Any:
             rows["start"].append(c.start)
             rows["end"].append(c.end)
             rows["token_count"].append(c.token_count)
-            rows["metadata"].append(json.dumps(dict(c.metadata)))
+            rows["metadata"].append(json.dumps(dict(c.metadata), ensure_ascii=False))
     return pa.table(rows)
 
 
@@ -87,6 +87,8 @@ def main() -> None:
         ("RecursiveSplitter", ragchunk.RecursiveSplitter(args.size, args.size // 8)),
         ("CharacterSplitter", ragchunk.CharacterSplitter(args.size * 4, args.size // 2)),
         ("SentenceSplitter", ragchunk.SentenceSplitter(args.size)),
+        ("MarkdownSplitter", ragchunk.MarkdownSplitter(args.size)),
+        ("TitleTreeChunker", ragchunk.TitleTreeChunker(args.size)),
     ]
     for name, splitter in splitters:
         assert has_arrow_path(splitter)
@@ -96,6 +98,7 @@ def main() -> None:
         t_batch, _ = best(lambda s=splitter: s.split_batch(docs), args.repeat)
         t_build, built = best(lambda s=splitter: table_from_lists(s, docs, ids), args.repeat)
         assert out.column("text").to_pylist() == built.column("text").to_pylist()
+        assert out.column("metadata").to_pylist() == built.column("metadata").to_pylist()
         print(f"\n| {name}({args.size}), {out.num_rows} chunks | seconds | MB/s | vs chunk_table |")
         print("|---|---:|---:|---:|")
         for what, t in (

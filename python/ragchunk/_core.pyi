@@ -1,7 +1,7 @@
 """Type stubs for the compiled Rust core (``rust/python/``). Private: use ``ragchunk``."""
 
 from collections.abc import Callable
-from typing import Literal, final
+from typing import Literal, Protocol, TypeVar, final
 
 __all__ = [
     "Bm25Index",
@@ -31,7 +31,6 @@ __all__ = [
     "flow_split_on_tokens",
     "flow_take_sentences",
     "hf_register",
-    "html_layout",
     "html_text",
     "markdown_blocks",
     "naive_merge",
@@ -158,59 +157,53 @@ def naive_merge_offsets(
 ) -> tuple[bytearray, bytearray, bytearray]:
     """v0.27 chunk spans of one string: (starts, ends, prefix_lens) as native int64 buffers."""
 
-# ---- chunkers: each configured once from its options (checked there: TypeError or
-# ValueError naming the argument), then applied with split / split_batch. Sized chunkers
-# measure with length="chars", or length="tokens" and exactly one of encoding_name (a
-# built-in encoding) and counter (a Python callable str -> int, called with the GIL held).
+# ---- chunkers: each configured once from its options (already checked by the facade, whose
+# messages are the user's; a size the facade never passes is refused with ValueError), then
+# applied with split / split_batch / split_arrow, the same three methods on every class
+# (`_Chunker`). Sized chunkers measure with length="chars", or length="tokens" and exactly one
+# of encoding_name (a built-in encoding) and counter (a Python callable str -> int, called
+# with the GIL held).
 
 _Counter = Callable[[str], int]
+
+# The Arrow path's output buffers: (row u32, chunk_index u32, start i64, end i64, size i64,
+# metadata offsets i64, metadata data (JSON objects), text offsets i64, text data), all
+# little-endian; the two string columns are large_string buffers.
+_ArrowChunks = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+
+_Out = TypeVar("_Out")
+
+class _Chunker(Protocol[_Out]):
+    """What every configured chunker class of the core has."""
+
+    def split(self, text: str) -> _Out: ...
+    def split_batch(self, texts: list[str], workers: int | None = None) -> list[_Out]: ...
+    def split_arrow(
+        self,
+        data: object,
+        offsets: object,
+        offset: int,
+        len: int,
+        large: bool,
+        workers: int | None = None,
+    ) -> _ArrowChunks: ...
 
 # Classic chunks: (start, end, size, joined) with code-point offsets; `joined` is the chunk
 # text only when it is not source[start:end].
 _ChunkTuple = tuple[int, int, int, str | None]
 
-# The Arrow path's output buffers: (row u32, chunk_index u32, start i64, end i64, size i64,
-# rejoined u8, text offsets i64, text data), all little-endian.
-_ArrowChunks = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
-
 @final
-class CharacterSplitter:
+class CharacterSplitter(_Chunker[list[_ChunkTuple]]):
     def __new__(cls, chunk_size: int, chunk_overlap: int, drop_last: bool) -> CharacterSplitter: ...
-    def split(self, text: str) -> list[_ChunkTuple]: ...
-    def split_batch(
-        self, texts: list[str], workers: int | None = None
-    ) -> list[list[_ChunkTuple]]: ...
-    def split_arrow(
-        self,
-        data: object,
-        offsets: object,
-        offset: int,
-        len: int,
-        large: bool,
-        workers: int | None = None,
-    ) -> _ArrowChunks: ...
 
 @final
-class TokenWindowSplitter:
+class TokenWindowSplitter(_Chunker[list[_ChunkTuple]]):
     def __new__(
         cls, chunk_size: int, chunk_overlap: int, encoding_name: str
     ) -> TokenWindowSplitter: ...
-    def split(self, text: str) -> list[_ChunkTuple]: ...
-    def split_batch(
-        self, texts: list[str], workers: int | None = None
-    ) -> list[list[_ChunkTuple]]: ...
-    def split_arrow(
-        self,
-        data: object,
-        offsets: object,
-        offset: int,
-        len: int,
-        large: bool,
-        workers: int | None = None,
-    ) -> _ArrowChunks: ...
 
 @final
-class RecursiveSplitter:
+class RecursiveSplitter(_Chunker[list[_ChunkTuple]]):
     def __new__(
         cls,
         chunk_size: int,
@@ -222,23 +215,10 @@ class RecursiveSplitter:
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> RecursiveSplitter: ...
-    def split(self, text: str) -> list[_ChunkTuple]: ...
     def split_text(self, text: str) -> list[str]: ...
-    def split_batch(
-        self, texts: list[str], workers: int | None = None
-    ) -> list[list[_ChunkTuple]]: ...
-    def split_arrow(
-        self,
-        data: object,
-        offsets: object,
-        offset: int,
-        len: int,
-        large: bool,
-        workers: int | None = None,
-    ) -> _ArrowChunks: ...
 
 @final
-class SentenceSplitter:
+class SentenceSplitter(_Chunker[list[_ChunkTuple]]):
     def __new__(
         cls,
         chunk_size: int,
@@ -247,36 +227,19 @@ class SentenceSplitter:
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> SentenceSplitter: ...
-    def split(self, text: str) -> list[_ChunkTuple]: ...
-    def split_batch(
-        self, texts: list[str], workers: int | None = None
-    ) -> list[list[_ChunkTuple]]: ...
-    def split_arrow(
-        self,
-        data: object,
-        offsets: object,
-        offset: int,
-        len: int,
-        large: bool,
-        workers: int | None = None,
-    ) -> _ArrowChunks: ...
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Sentence spans in code points."""
+    """Sentence spans (start, end) in code points."""
 
-# ---- structure-aware chunkers
-
-# (start, end, size, section index, added prefix (start, end) or None), code points.
+# Packed chunks (Markdown, HTML): (start, end, size, section, prefix) in code points, where
+# prefix is the (start, end) of a repeated table header or None; with the sections' heading
+# paths. HTML results also carry the laid-out text the offsets index.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
-# (chunks, the heading path of each section)
 _MdResult = tuple[list[_MdChunk], list[list[str]]]
-# (the laid-out text, its chunks, the heading path of each section)
 _HtmlResult = tuple[str, list[_MdChunk], list[list[str]]]
-# (start, end, heading level or 0, heading text or ""), code points.
-_TitleBlock = tuple[int, int, int, str]
 
 @final
-class MarkdownSplitter:
+class MarkdownSplitter(_Chunker[_MdResult]):
     def __new__(
         cls,
         chunk_size: int,
@@ -287,11 +250,9 @@ class MarkdownSplitter:
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> MarkdownSplitter: ...
-    def split(self, text: str) -> _MdResult: ...
-    def split_batch(self, texts: list[str], workers: int | None = None) -> list[_MdResult]: ...
 
 @final
-class HTMLSplitter:
+class HTMLSplitter(_Chunker[_HtmlResult]):
     def __new__(
         cls,
         chunk_size: int,
@@ -302,44 +263,39 @@ class HTMLSplitter:
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> HTMLSplitter: ...
-    def split(self, text: str) -> _HtmlResult: ...
-    def split_batch(self, texts: list[str], workers: int | None = None) -> list[_HtmlResult]: ...
 
 def html_text(text: str) -> str:
     """HTMLSplitter.extract_text: the laid-out text of an HTML document."""
 
-def html_layout(text: str) -> tuple[str, list[_TitleBlock]]:
-    """HTMLSplitter's text layout and its blocks."""
+def markdown_blocks(text: str) -> list[tuple[int, int, int, str]]:
+    """The Markdown scanner's blocks (start, end, heading level or 0, heading text or "")."""
 
-# The Markdown block scanner's blocks (MarkdownSplitter's), for TitleTreeChunker.
-def markdown_blocks(text: str) -> list[_TitleBlock]: ...
-
-# A laid-out title tree: its text, each node's parent (-1 for the root) and the items
-# (node, start, end); chunks are (start, end, size, node), all offsets in code points.
-_TreeDoc = tuple[str, list[int], list[tuple[int, int, int]]]
+# A text's title tree chunked: the laid-out text when it is not the input (HTML) or None,
+# the chunks (start, end, size, path) in code points, and the title paths they index.
 _TreeChunk = tuple[int, int, int, int]
+_TreeResult = tuple[str | None, list[_TreeChunk], list[list[str]]]
 
 @final
-class TitleTreeChunker:
+class TitleTreeChunker(_Chunker[_TreeResult]):
     def __new__(
         cls,
         chunk_size: int,
+        title_source: Literal["auto", "markdown", "numbered", "html"],
         length: Literal["tokens", "chars"] = "tokens",
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> TitleTreeChunker: ...
-    def split(
+    def split_layout(
         self, text: str, parents: list[int], items: list[tuple[int, int, int]]
-    ) -> list[_TreeChunk]: ...
-    def split_batch(
-        self, docs: list[_TreeDoc], workers: int | None = None
-    ) -> list[list[_TreeChunk]]: ...
+    ) -> list[_TreeChunk]:
+        """Chunks (start, end, size, node) of a tree laid out by the facade: its text, each
+        node's parent (-1 for the root) and the items (node, start, end)."""
 
 # (start, end, size, symbols, start_line, end_line), lines 1-based inclusive.
 _CodeChunk = tuple[int, int, int, list[str], int, int]
 
 @final
-class CodeSplitter:
+class CodeSplitter(_Chunker[list[_CodeChunk]]):
     def __new__(
         cls,
         language: str,
@@ -348,10 +304,6 @@ class CodeSplitter:
         encoding_name: str | None = None,
         counter: _Counter | None = None,
     ) -> CodeSplitter: ...
-    def split(self, text: str) -> list[_CodeChunk]: ...
-    def split_batch(
-        self, texts: list[str], workers: int | None = None
-    ) -> list[list[_CodeChunk]]: ...
 
 # ragchunk.eval: BM25 (scored as rank_bm25's BM25Okapi).
 def bm25_tokenize(text: str, tokenizer: str) -> list[str]: ...

@@ -6,10 +6,10 @@ use std::borrow::Borrow;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
 
 use crate::tokenizer::{TokenCounter, UnitCount};
 
+use super::arrow::ArrowJob;
 use super::counters::{encoding, PyCounter};
 use super::guard::{detached, map_docs, never};
 
@@ -61,43 +61,28 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .map_or_else(|_| "?".to_owned(), |n| n.to_string())
 }
 
-/// `value` as a size option: an int (not a bool) `>= minimum`, else `TypeError` or
-/// `ValueError` naming `name`, with the facade's own messages.
-pub(super) fn int_option(value: &Bound<'_, PyAny>, name: &str, minimum: usize) -> PyResult<usize> {
-    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be an int, got {}",
-            type_name(value)
-        )));
+/// A chunk size as the facade checked it (`>= 1`; the facade's messages are the ones users
+/// see): the compiled classes trust those checks, and a direct call through `ragchunk._core`
+/// that breaks them is refused here rather than run.
+pub(super) fn checked_size(chunk_size: usize) -> PyResult<usize> {
+    if chunk_size == 0 {
+        return Err(PyValueError::new_err(
+            "chunk_size must be >= 1 (the facade checks it)",
+        ));
     }
-    match value.extract::<usize>() {
-        Ok(v) if v >= minimum => Ok(v),
-        Ok(v) => Err(PyValueError::new_err(format!(
-            "{name} must be >= {minimum}, got {v}"
-        ))),
-        Err(_) if value.lt(0)? => Err(PyValueError::new_err(format!(
-            "{name} must be >= {minimum}, got {value}"
-        ))),
-        Err(_) => Err(PyValueError::new_err(format!(
-            "{name} must be at most {}, got {value}",
-            usize::MAX
-        ))),
-    }
+    Ok(chunk_size)
 }
 
-/// `(chunk_size, chunk_overlap)` checked: `chunk_size >= 1`, `0 <= chunk_overlap < chunk_size`.
-pub(super) fn sizes(
-    chunk_size: &Bound<'_, PyAny>,
-    chunk_overlap: &Bound<'_, PyAny>,
-) -> PyResult<(usize, usize)> {
-    let size = int_option(chunk_size, "chunk_size", 1)?;
-    let overlap = int_option(chunk_overlap, "chunk_overlap", 0)?;
-    if overlap >= size {
-        return Err(PyValueError::new_err(format!(
-            "chunk_overlap must be smaller than chunk_size, got {overlap} >= {size}"
-        )));
+/// `(chunk_size, chunk_overlap)` as the facade checked them: [`checked_size`], and
+/// `chunk_overlap < chunk_size`.
+pub(super) fn checked_sizes(chunk_size: usize, chunk_overlap: usize) -> PyResult<(usize, usize)> {
+    let size = checked_size(chunk_size)?;
+    if chunk_overlap >= size {
+        return Err(PyValueError::new_err(
+            "chunk_overlap must be smaller than chunk_size (the facade checks it)",
+        ));
     }
-    Ok((size, overlap))
+    Ok((size, chunk_overlap))
 }
 
 /// One document's work for a chunker's entry points: the same code for a single document and
@@ -160,3 +145,84 @@ pub(super) fn split_many<J: PerDoc, D: Borrow<J::Doc> + Sync>(
         }
     }
 }
+
+/// A configured chunker class: its per-document job and how it measures. Every chunker
+/// `#[pyclass]` implements it and gets its entry points from [`chunker_class!`], so every
+/// chunker has the same `split`, `split_batch` and `split_arrow`.
+pub(super) trait Configured {
+    type Job: ArrowJob;
+    fn job(&self) -> &Self::Job;
+    fn measure(&self) -> &Measure;
+}
+
+/// One document's result of a configured chunker class, in its Python shape.
+pub(super) type Out<C> = <<C as Configured>::Job as PerDoc>::Out;
+
+/// The `#[pymethods]` of a configured chunker class: the methods given (its constructor and
+/// any of its own), then the three entry points every chunker has: `split` (one text),
+/// `split_batch` (many, in input order) and `split_arrow` (a string array's buffers in, the
+/// chunk columns' buffers out: see `arrow::split_arrow`).
+macro_rules! chunker_class {
+    ($class:ty { $($own:tt)* }) => {
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// Chunks of one text.
+            fn split(
+                &self,
+                py: Python<'_>,
+                text: pyo3::pybacked::PyBackedStr,
+            ) -> PyResult<super::chunker::Out<Self>> {
+                use super::chunker::Configured;
+                super::guard::contain(py, || {
+                    super::chunker::split_one(py, self.job(), &text, self.measure())
+                })
+            }
+
+            /// `split` over many texts, in input order.
+            #[pyo3(signature = (texts, workers=None))]
+            fn split_batch(
+                &self,
+                py: Python<'_>,
+                texts: Vec<pyo3::pybacked::PyBackedStr>,
+                workers: Option<usize>,
+            ) -> PyResult<Vec<super::chunker::Out<Self>>> {
+                use super::chunker::Configured;
+                super::guard::contain(py, || {
+                    super::chunker::split_many(py, self.job(), &texts, self.measure(), workers)
+                })
+            }
+
+            /// The Arrow path: a string array's buffers in, the chunk columns' buffers out.
+            #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
+            #[allow(clippy::too_many_arguments)]
+            fn split_arrow<'py>(
+                &self,
+                py: Python<'py>,
+                data: &Bound<'py, PyAny>,
+                offsets: &Bound<'py, PyAny>,
+                offset: usize,
+                len: usize,
+                large: bool,
+                workers: Option<usize>,
+            ) -> PyResult<super::arrow::ArrowChunks<'py>> {
+                use super::chunker::Configured;
+                super::guard::contain(py, || {
+                    super::arrow::split_arrow(
+                        py,
+                        self.job(),
+                        self.measure(),
+                        data,
+                        offsets,
+                        offset,
+                        len,
+                        large,
+                        workers,
+                    )
+                })
+            }
+        }
+    };
+}
+pub(super) use chunker_class;

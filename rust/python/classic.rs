@@ -13,13 +13,13 @@ use crate::splitters::{character, sentence, spans_in_chars, token_window, Span};
 use crate::text::CharIndex;
 use crate::tokenizer::{TokenCounter, Tokenizer, UnitCount};
 
-use super::arrow::{split_arrow, ArrowChunks};
-use super::chunker::{int_option, sizes, split_many, split_one, Measure, PerDoc};
+use super::arrow::{tuple_rows, ArrowJob, ChunkTuple, DocRows};
+use super::chunker::{
+    checked_size, checked_sizes, chunker_class, split_one, Configured, Measure, PerDoc,
+};
 use super::counters::encoding;
 use super::guard::{contain, detached};
 use super::strings::substring;
-
-type ChunkTuple = (usize, usize, usize, Option<String>);
 
 /// Code-point spans as chunk tuples.
 fn tuples(spans: Vec<Span>) -> Vec<ChunkTuple> {
@@ -32,7 +32,7 @@ fn tuples(spans: Vec<Span>) -> Vec<ChunkTuple> {
 /// The measure of the fixed-window splitters, which size their windows themselves (code
 /// points, or the tokenizer's own token edges) and never call a counter: a built-in unit,
 /// so that they run with the GIL released like every other built-in measure.
-const WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
+static WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
 
 /// One document of the recursive splitter (`with_counts`: see
 /// [`recursive::split_measured`]).
@@ -64,20 +64,51 @@ impl PerDoc for RecursiveDoc<'_> {
     }
 }
 
+/// The recursive splitter's job as its class keeps it: sizes counted.
+pub(super) struct Recursive(RecursiveConfig);
+
+impl PerDoc for Recursive {
+    type Doc = str;
+    type Out = Vec<ChunkTuple>;
+
+    fn run<C: TokenCounter>(&self, text: &str, counter: &C) -> Result<Self::Out, C::Error> {
+        self.counted().run(text, counter)
+    }
+
+    fn run_builtin(&self, text: &str, unit: UnitCount) -> Self::Out {
+        self.counted().run_builtin(text, unit)
+    }
+}
+
+impl Recursive {
+    fn counted(&self) -> RecursiveDoc<'_> {
+        RecursiveDoc {
+            cfg: &self.0,
+            with_counts: true,
+        }
+    }
+}
+
+impl ArrowJob for Recursive {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        tuple_rows(doc, out, rows);
+    }
+}
+
 /// LangChain's `RecursiveCharacterTextSplitter`, configured once (regexes compiled here).
 #[pyclass(frozen, module = "ragchunk._core", name = "RecursiveSplitter")]
 pub(super) struct PyRecursive {
-    cfg: RecursiveConfig,
+    job: Recursive,
     measure: Measure,
 }
 
-impl PyRecursive {
-    fn chunks(&self, py: Python<'_>, text: &str, with_counts: bool) -> PyResult<Vec<ChunkTuple>> {
-        let job = RecursiveDoc {
-            cfg: &self.cfg,
-            with_counts,
-        };
-        split_one(py, &job, text, &self.measure)
+impl Configured for PyRecursive {
+    type Job = Recursive;
+    fn job(&self) -> &Recursive {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
     }
 }
 
@@ -92,16 +123,15 @@ fn keep_separator(value: &str) -> PyResult<KeepSeparator> {
     }
 }
 
-#[pymethods]
-impl PyRecursive {
+chunker_class!(PyRecursive {
     /// `separators`: `(text, rust_regex)` pairs; `rust_regex` is `None` for a literal.
     #[new]
     #[pyo3(signature = (chunk_size, chunk_overlap, separators, keep_separator, strip_whitespace, length="tokens", encoding_name=None, counter=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        chunk_overlap: usize,
         separators: Vec<(String, Option<String>)>,
         keep_separator: &str,
         strip_whitespace: bool,
@@ -110,7 +140,7 @@ impl PyRecursive {
         counter: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         contain(py, || {
-            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
             if separators.is_empty() {
                 return Err(PyValueError::new_err("separators must not be empty"));
             }
@@ -128,21 +158,16 @@ impl PyRecursive {
                 });
             }
             Ok(PyRecursive {
-                cfg: RecursiveConfig {
+                job: Recursive(RecursiveConfig {
                     chunk_size,
                     chunk_overlap,
                     separators: seps,
                     keep_separator,
                     strip_whitespace,
-                },
+                }),
                 measure: Measure::new(length, encoding_name, counter)?,
             })
         })
-    }
-
-    /// Chunks of one text.
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
-        contain(py, || self.chunks(py, &text, true))
     }
 
     /// Just the chunk strings of one text (LangChain's `split_text`), built here: slices of
@@ -153,7 +178,11 @@ impl PyRecursive {
         text: Bound<'py, PyString>,
     ) -> PyResult<Bound<'py, PyList>> {
         contain(py, || {
-            let chunks = self.chunks(py, text.to_str()?, false)?;
+            let job = RecursiveDoc {
+                cfg: &self.job.0,
+                with_counts: false,
+            };
+            let chunks = split_one(py, &job, text.to_str()?, &self.measure)?;
             let mut strings = Vec::with_capacity(chunks.len());
             for (start, end, _, joined) in chunks {
                 strings.push(match joined {
@@ -164,52 +193,10 @@ impl PyRecursive {
             PyList::new(py, strings)
         })
     }
-
-    /// `split` over many texts, in input order.
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
-        contain(py, || {
-            let job = RecursiveDoc {
-                cfg: &self.cfg,
-                with_counts: true,
-            };
-            split_many(py, &job, &texts, &self.measure, workers)
-        })
-    }
-
-    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
-    /// `arrow::split_arrow`).
-    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn split_arrow<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        offsets: &Bound<'py, PyAny>,
-        offset: usize,
-        len: usize,
-        large: bool,
-        workers: Option<usize>,
-    ) -> PyResult<ArrowChunks<'py>> {
-        contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
-                let job = RecursiveDoc {
-                    cfg: &self.cfg,
-                    with_counts: true,
-                };
-                split_many(py, &job, docs, &self.measure, workers)
-            })
-        })
-    }
-}
+});
 
 /// One document of the character splitter.
-struct CharacterDoc {
+pub(super) struct CharacterDoc {
     chunk_size: usize,
     chunk_overlap: usize,
     drop_last: bool,
@@ -225,21 +212,31 @@ impl PerDoc for CharacterDoc {
     }
 }
 
+impl ArrowJob for CharacterDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        tuple_rows(doc, out, rows);
+    }
+}
+
 /// Fixed windows of characters, configured once: `(start, end, size, None)` per window.
 #[pyclass(frozen, module = "ragchunk._core", name = "CharacterSplitter")]
 pub(super) struct PyCharacter(CharacterDoc);
 
-#[pymethods]
-impl PyCharacter {
+impl Configured for PyCharacter {
+    type Job = CharacterDoc;
+    fn job(&self) -> &CharacterDoc {
+        &self.0
+    }
+    fn measure(&self) -> &Measure {
+        &WINDOWS
+    }
+}
+
+chunker_class!(PyCharacter {
     #[new]
-    fn new(
-        py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap: &Bound<'_, PyAny>,
-        drop_last: bool,
-    ) -> PyResult<Self> {
+    fn new(py: Python<'_>, chunk_size: usize, chunk_overlap: usize, drop_last: bool) -> PyResult<Self> {
         contain(py, || {
-            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
             Ok(PyCharacter(CharacterDoc {
                 chunk_size,
                 chunk_overlap,
@@ -247,45 +244,10 @@ impl PyCharacter {
             }))
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
-        contain(py, || split_one(py, &self.0, &text, &WINDOWS))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
-        contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
-    }
-
-    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
-    /// `arrow::split_arrow`).
-    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn split_arrow<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        offsets: &Bound<'py, PyAny>,
-        offset: usize,
-        len: usize,
-        large: bool,
-        workers: Option<usize>,
-    ) -> PyResult<ArrowChunks<'py>> {
-        contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
-                split_many(py, &self.0, docs, &WINDOWS, workers)
-            })
-        })
-    }
-}
+});
 
 /// One document of the token window splitter.
-struct TokenWindowDoc {
+pub(super) struct TokenWindowDoc {
     tok: &'static Tokenizer,
     chunk_size: usize,
     chunk_overlap: usize,
@@ -301,22 +263,37 @@ impl PerDoc for TokenWindowDoc {
     }
 }
 
+impl ArrowJob for TokenWindowDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        tuple_rows(doc, out, rows);
+    }
+}
+
 /// Token windows over a built-in encoding, cut at character boundaries, configured once:
 /// `(start, end, tokens, None)` per window.
 #[pyclass(frozen, module = "ragchunk._core", name = "TokenWindowSplitter")]
 pub(super) struct PyTokenWindow(TokenWindowDoc);
 
-#[pymethods]
-impl PyTokenWindow {
+impl Configured for PyTokenWindow {
+    type Job = TokenWindowDoc;
+    fn job(&self) -> &TokenWindowDoc {
+        &self.0
+    }
+    fn measure(&self) -> &Measure {
+        &WINDOWS
+    }
+}
+
+chunker_class!(PyTokenWindow {
     #[new]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        chunk_overlap: usize,
         encoding_name: &str,
     ) -> PyResult<Self> {
         contain(py, || {
-            let (chunk_size, chunk_overlap) = sizes(chunk_size, chunk_overlap)?;
+            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
             Ok(PyTokenWindow(TokenWindowDoc {
                 tok: encoding(encoding_name)?,
                 chunk_size,
@@ -324,45 +301,10 @@ impl PyTokenWindow {
             }))
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
-        contain(py, || split_one(py, &self.0, &text, &WINDOWS))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
-        contain(py, || split_many(py, &self.0, &texts, &WINDOWS, workers))
-    }
-
-    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
-    /// `arrow::split_arrow`).
-    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn split_arrow<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        offsets: &Bound<'py, PyAny>,
-        offset: usize,
-        len: usize,
-        large: bool,
-        workers: Option<usize>,
-    ) -> PyResult<ArrowChunks<'py>> {
-        contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
-                split_many(py, &self.0, docs, &WINDOWS, workers)
-            })
-        })
-    }
-}
+});
 
 /// One document of the sentence splitter.
-struct SentenceDoc(sentence::SentenceConfig);
+pub(super) struct SentenceDoc(sentence::SentenceConfig);
 
 impl PerDoc for SentenceDoc {
     type Doc = str;
@@ -379,6 +321,12 @@ impl PerDoc for SentenceDoc {
     }
 }
 
+impl ArrowJob for SentenceDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        tuple_rows(doc, out, rows);
+    }
+}
+
 /// Whole sentences packed up to `chunk_size`, configured once: `(start, end, size, None)`
 /// per chunk.
 #[pyclass(frozen, module = "ragchunk._core", name = "SentenceSplitter")]
@@ -387,26 +335,31 @@ pub(super) struct PySentence {
     measure: Measure,
 }
 
-#[pymethods]
-impl PySentence {
+impl Configured for PySentence {
+    type Job = SentenceDoc;
+    fn job(&self) -> &SentenceDoc {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
+    }
+}
+
+chunker_class!(PySentence {
     #[new]
     #[pyo3(signature = (chunk_size, chunk_overlap_sentences, length="tokens", encoding_name=None, counter=None))]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap_sentences: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        chunk_overlap_sentences: usize,
         length: &str,
         encoding_name: Option<&str>,
         counter: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         contain(py, || {
             let config = sentence::SentenceConfig {
-                chunk_size: int_option(chunk_size, "chunk_size", 1)?,
-                overlap_sentences: int_option(
-                    chunk_overlap_sentences,
-                    "chunk_overlap_sentences",
-                    0,
-                )?,
+                chunk_size: checked_size(chunk_size)?,
+                overlap_sentences: chunk_overlap_sentences,
             };
             Ok(PySentence {
                 job: SentenceDoc(config),
@@ -414,44 +367,7 @@ impl PySentence {
             })
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<ChunkTuple>> {
-        contain(py, || split_one(py, &self.job, &text, &self.measure))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<ChunkTuple>>> {
-        contain(py, || {
-            split_many(py, &self.job, &texts, &self.measure, workers)
-        })
-    }
-
-    /// The Arrow path: a string array's buffers in, the chunk columns' buffers out (see
-    /// `arrow::split_arrow`).
-    #[pyo3(signature = (data, offsets, offset, len, large, workers=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn split_arrow<'py>(
-        &self,
-        py: Python<'py>,
-        data: &Bound<'py, PyAny>,
-        offsets: &Bound<'py, PyAny>,
-        offset: usize,
-        len: usize,
-        large: bool,
-        workers: Option<usize>,
-    ) -> PyResult<ArrowChunks<'py>> {
-        contain(py, || {
-            split_arrow(py, data, offsets, offset, len, large, workers, |docs| {
-                split_many(py, &self.job, docs, &self.measure, workers)
-            })
-        })
-    }
-}
+});
 
 /// Sentence spans `(start, end)` in code points.
 #[pyfunction]

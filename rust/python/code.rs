@@ -1,13 +1,12 @@
 //! `CodeSplitter`, configured once, with the grammars of the `code` feature.
 
-use pyo3::exceptions::PyValueError;
-use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
-
 use crate::splitters::code::{self, Lang};
 use crate::tokenizer::TokenCounter;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
 
-use super::chunker::{int_option, split_many, split_one, Measure, PerDoc};
+use super::arrow::{ArrowJob, CharCursor, DocRows};
+use super::chunker::{checked_size, chunker_class, Configured, Measure, PerDoc};
 use super::guard::contain;
 
 /// `(start, end, size, symbols, start_line, end_line)`, code points, lines 1-based inclusive.
@@ -23,8 +22,10 @@ fn code_lang(language: &str) -> PyResult<Lang> {
 }
 
 /// One source file of the code splitter.
-struct CodeDoc {
+pub(super) struct CodeDoc {
     lang: Lang,
+    /// The language's canonical name, as the facade's chunks carry it.
+    language: String,
     chunk_size: usize,
 }
 
@@ -50,6 +51,22 @@ impl PerDoc for CodeDoc {
     }
 }
 
+impl ArrowJob for CodeDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        let mut starts = CharCursor::new(doc);
+        let mut ends = CharCursor::new(doc);
+        for (start, end, size, symbols, first, last) in out {
+            let body = &doc[starts.byte(*start)..ends.byte(*end)];
+            rows.push((*start, *end, *size), ["", "", body], |m| {
+                m.str("language", &self.language);
+                m.strs("symbols", symbols);
+                m.int("start_line", *first);
+                m.int("end_line", *last);
+            });
+        }
+    }
+}
+
 /// `CodeSplitter`, configured once: `(start, end, size, symbols, start_line, end_line)` chunks.
 #[pyclass(frozen, module = "ragchunk._core", name = "CodeSplitter")]
 pub(super) struct PyCode {
@@ -57,14 +74,23 @@ pub(super) struct PyCode {
     measure: Measure,
 }
 
-#[pymethods]
-impl PyCode {
+impl Configured for PyCode {
+    type Job = CodeDoc;
+    fn job(&self) -> &CodeDoc {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
+    }
+}
+
+chunker_class!(PyCode {
     #[new]
     #[pyo3(signature = (language, chunk_size, length="tokens", encoding_name=None, counter=None))]
     fn new(
         py: Python<'_>,
         language: &str,
-        chunk_size: &Bound<'_, PyAny>,
+        chunk_size: usize,
         length: &str,
         encoding_name: Option<&str>,
         counter: Option<Bound<'_, PyAny>>,
@@ -73,26 +99,11 @@ impl PyCode {
             Ok(PyCode {
                 job: CodeDoc {
                     lang: code_lang(language)?,
-                    chunk_size: int_option(chunk_size, "chunk_size", 1)?,
+                    language: language.to_owned(),
+                    chunk_size: checked_size(chunk_size)?,
                 },
                 measure: Measure::new(length, encoding_name, counter)?,
             })
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<Vec<CodeChunkPy>> {
-        contain(py, || split_one(py, &self.job, &text, &self.measure))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<CodeChunkPy>>> {
-        contain(py, || {
-            split_many(py, &self.job, &texts, &self.measure, workers)
-        })
-    }
-}
+});

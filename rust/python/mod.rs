@@ -68,7 +68,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structured::PyHtml>()?;
     m.add_class::<structured::PyTitleTree>()?;
     m.add_function(wrap_pyfunction!(structured::html_text, m)?)?;
-    m.add_function(wrap_pyfunction!(structured::layout_html, m)?)?;
     m.add_function(wrap_pyfunction!(structured::markdown_blocks, m)?)?;
 
     #[cfg(feature = "code")]

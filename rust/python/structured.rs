@@ -9,11 +9,13 @@ use pyo3::pybacked::PyBackedStr;
 use crate::splitters::html;
 use crate::splitters::markdown;
 use crate::splitters::packer::{PackOptions, PackOutput};
-use crate::splitters::title_tree::TitleBlock;
+use crate::splitters::title_layout::{self, TitleSource};
 use crate::splitters::title_tree::{self, TitleTreeError};
 use crate::tokenizer::TokenCounter;
 
-use super::chunker::{int_option, sizes, split_many, split_one, Measure, PerDoc};
+use super::arrow::{ArrowJob, CharCursor, DocRows};
+use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Configured};
+use super::chunker::{Measure, PerDoc};
 use super::guard::{contain, detached};
 
 /// One packed chunk (Markdown, HTML) for Python: code-point `(start, end)`, size, section
@@ -24,12 +26,12 @@ type PackedResultPy = (Vec<PackedChunkPy>, Vec<Vec<String>>);
 /// The packer's options of a Markdown or HTML splitter; `levels` are the heading levels that
 /// start sections.
 fn pack_options(
-    chunk_size: &Bound<'_, PyAny>,
-    chunk_overlap: &Bound<'_, PyAny>,
+    chunk_size: usize,
+    chunk_overlap: usize,
     levels: &[usize],
     strip_headers: bool,
 ) -> PyResult<PackOptions> {
-    let (chunk_size, overlap) = sizes(chunk_size, chunk_overlap)?;
+    let (chunk_size, overlap) = checked_sizes(chunk_size, chunk_overlap)?;
     let mut split_levels = [false; 7];
     for &l in levels {
         if !(1..=6).contains(&l) {
@@ -58,7 +60,7 @@ fn pack_to_py(out: PackOutput) -> PackedResultPy {
 }
 
 /// One document of the Markdown splitter.
-struct MarkdownDoc(PackOptions);
+pub(super) struct MarkdownDoc(PackOptions);
 
 impl PerDoc for MarkdownDoc {
     type Doc = str;
@@ -70,6 +72,41 @@ impl PerDoc for MarkdownDoc {
     }
 }
 
+/// The rows of packed chunks over `base` (the document, or an HTML document's text layout):
+/// the heading path of each chunk's section and, for a table continuation, the repeated
+/// header (`added_prefix`, also the start of the chunk text).
+fn packed_rows<'a>(
+    base: &'a str,
+    chunks: &'a [PackedChunkPy],
+    sections: &'a [Vec<String>],
+    rows: &mut DocRows<'a>,
+) {
+    let mut starts = CharCursor::new(base);
+    let mut ends = CharCursor::new(base);
+    let mut prefix_starts = CharCursor::new(base);
+    let mut prefix_ends = CharCursor::new(base);
+    for (start, end, size, section, prefix) in chunks {
+        let body = &base[starts.byte(*start)..ends.byte(*end)];
+        let added = prefix.map(|(s, e)| &base[prefix_starts.byte(s)..prefix_ends.byte(e)]);
+        let text = match added {
+            Some(p) => [p, "\n", body],
+            None => ["", "", body],
+        };
+        rows.push((*start, *end, *size), text, |m| {
+            m.strs("headers", &sections[*section]);
+            if let Some(p) = added {
+                m.str_pieces("added_prefix", &[p, "\n"]);
+            }
+        });
+    }
+}
+
+impl ArrowJob for MarkdownDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        packed_rows(doc, &out.0, &out.1, rows);
+    }
+}
+
 /// `MarkdownSplitter`, configured once: each document's chunks and its sections' heading
 /// paths.
 #[pyclass(frozen, module = "ragchunk._core", name = "MarkdownSplitter")]
@@ -78,15 +115,24 @@ pub(super) struct PyMarkdown {
     measure: Measure,
 }
 
-#[pymethods]
-impl PyMarkdown {
+impl Configured for PyMarkdown {
+    type Job = MarkdownDoc;
+    fn job(&self) -> &MarkdownDoc {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
+    }
+}
+
+chunker_class!(PyMarkdown {
     #[new]
     #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        chunk_overlap: usize,
         levels: Vec<usize>,
         strip_headers: bool,
         length: &str,
@@ -105,30 +151,14 @@ impl PyMarkdown {
             })
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<PackedResultPy> {
-        contain(py, || split_one(py, &self.job, &text, &self.measure))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<PackedResultPy>> {
-        contain(py, || {
-            split_many(py, &self.job, &texts, &self.measure, workers)
-        })
-    }
-}
+});
 
 /// `HTMLSplitter.split`: the laid-out text, its chunks (as [`PackedChunkPy`], offsets into that
 /// text) and the sections' heading paths.
 type HtmlResultPy = (String, Vec<PackedChunkPy>, Vec<Vec<String>>);
 
 /// One document of the HTML splitter.
-struct HtmlDoc(PackOptions);
+pub(super) struct HtmlDoc(PackOptions);
 
 impl PerDoc for HtmlDoc {
     type Doc = str;
@@ -141,6 +171,13 @@ impl PerDoc for HtmlDoc {
     }
 }
 
+impl ArrowJob for HtmlDoc {
+    fn rows<'a>(&self, _doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        let (text, chunks, sections) = out;
+        packed_rows(text, chunks, sections, rows);
+    }
+}
+
 /// `HTMLSplitter`, configured once: each document's laid-out text, chunks and sections.
 #[pyclass(frozen, module = "ragchunk._core", name = "HTMLSplitter")]
 pub(super) struct PyHtml {
@@ -148,15 +185,24 @@ pub(super) struct PyHtml {
     measure: Measure,
 }
 
-#[pymethods]
-impl PyHtml {
+impl Configured for PyHtml {
+    type Job = HtmlDoc;
+    fn job(&self) -> &HtmlDoc {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
+    }
+}
+
+chunker_class!(PyHtml {
     #[new]
     #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
-        chunk_overlap: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        chunk_overlap: usize,
         levels: Vec<usize>,
         strip_headers: bool,
         length: &str,
@@ -175,23 +221,7 @@ impl PyHtml {
             })
         })
     }
-
-    fn split(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<HtmlResultPy> {
-        contain(py, || split_one(py, &self.job, &text, &self.measure))
-    }
-
-    #[pyo3(signature = (texts, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<HtmlResultPy>> {
-        contain(py, || {
-            split_many(py, &self.job, &texts, &self.measure, workers)
-        })
-    }
-}
+});
 
 /// `HTMLSplitter.extract_text`: the laid-out text chunk offsets index into.
 #[pyfunction]
@@ -199,65 +229,111 @@ pub(super) fn html_text(py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
     contain(py, || detached(py, || html::layout_html(&text).text))
 }
 
-/// A title tree's blocks for Python: `(start, end, heading level or 0, heading text)`.
-type TitleBlocksPy = Vec<(usize, usize, usize, String)>;
-
-fn title_blocks_py(blocks: Vec<TitleBlock>) -> TitleBlocksPy {
-    blocks
-        .into_iter()
-        .map(|b| (b.start, b.end, b.level, b.title))
-        .collect()
-}
-
-/// `HTMLSplitter`'s text layout with its blocks, for `TitleTreeChunker(title_source="html")`:
-/// `(text, [(start, end, heading level or 0, heading text)])`, offsets in code points.
+/// The Markdown block scanner's blocks `[(start, end, heading level or 0, heading text)]`,
+/// offsets in code points: what the title tree reads from Markdown, compared with the
+/// fallback's scanner by the tests.
 #[pyfunction]
-#[pyo3(name = "html_layout")]
-pub(super) fn layout_html(py: Python<'_>, text: PyBackedStr) -> PyResult<(String, TitleBlocksPy)> {
+pub(super) fn markdown_blocks(
+    py: Python<'_>,
+    text: PyBackedStr,
+) -> PyResult<Vec<(usize, usize, usize, String)>> {
     contain(py, || {
         detached(py, || {
-            let layout = html::layout_html(&text);
-            let blocks = title_blocks_py(html::title_blocks(&layout));
-            (layout.text, blocks)
+            markdown::title_blocks(&text)
+                .into_iter()
+                .map(|b| (b.start, b.end, b.level, b.title))
+                .collect()
         })
-    })
-}
-
-/// The Markdown block scanner's blocks, for `TitleTreeChunker(title_source="markdown")`:
-/// `[(start, end, heading level or 0, heading text)]`, offsets in code points.
-#[pyfunction]
-pub(super) fn markdown_blocks(py: Python<'_>, text: PyBackedStr) -> PyResult<TitleBlocksPy> {
-    contain(py, || {
-        detached(py, || title_blocks_py(markdown::title_blocks(&text)))
     })
 }
 
 /// `(start, end, size, node)` in code points.
 type TreeChunkPy = (usize, usize, usize, usize);
 
-/// One laid-out title tree (built by the Python facade): the text, each node's parent
-/// (negative for the root) and the items `(node, start, end)`, offsets in code points.
-type TreeDoc = (PyBackedStr, Vec<i64>, Vec<(usize, usize, usize)>);
+/// One document of `TitleTreeChunker` for Python: the laid-out text when it is not the input
+/// (HTML), the chunks `(start, end, size, path)` in code points, and the title paths they
+/// index.
+type TitleTreePy = (Option<String>, Vec<TreeChunkPy>, Vec<Vec<String>>);
 
-/// One document of `TitleTreeChunker`: its chunks, or why its layout is inconsistent.
-struct TitleTreeDoc {
+/// One document of `TitleTreeChunker`: its tree laid out (from `source`), chunked, and each
+/// chunk's title path.
+pub(super) struct TitleTreeDoc {
     budget: usize,
+    source: TitleSource,
 }
 
 impl PerDoc for TitleTreeDoc {
-    type Doc = TreeDoc;
+    type Doc = str;
+    type Out = TitleTreePy;
+
+    fn run<C: TokenCounter>(&self, text: &str, counter: &C) -> Result<TitleTreePy, C::Error> {
+        let layout = title_layout::layout(text, self.source);
+        let base = layout.text.as_deref().unwrap_or(text);
+        let chunks = match title_tree::split_title_tree_chars(
+            base,
+            &layout.parents,
+            &layout.items,
+            self.budget,
+            counter,
+        ) {
+            Ok(chunks) => chunks,
+            Err(TitleTreeError::Count(e)) => return Err(e),
+            // The layouts built here are consistent by construction.
+            Err(TitleTreeError::Layout(e)) => panic!("inconsistent title tree layout: {e}"),
+        };
+        let mut path_of = std::collections::HashMap::new();
+        let mut paths = Vec::new();
+        let chunks = chunks
+            .into_iter()
+            .map(|c| {
+                let k = *path_of.entry(c.node).or_insert_with(|| {
+                    paths.push(layout.path(c.node));
+                    paths.len() - 1
+                });
+                (c.span.start, c.span.end, c.span.size, k)
+            })
+            .collect();
+        Ok((layout.text, chunks, paths))
+    }
+}
+
+impl ArrowJob for TitleTreeDoc {
+    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+        let (text, chunks, paths) = out;
+        let base = text.as_deref().unwrap_or(doc);
+        let mut starts = CharCursor::new(base);
+        let mut ends = CharCursor::new(base);
+        for (start, end, size, path) in chunks {
+            let body = &base[starts.byte(*start)..ends.byte(*end)];
+            let titles = &paths[*path];
+            rows.push((*start, *end, *size), ["", "", body], |m| {
+                m.str("title_path", &titles.join(" > "));
+                m.strs("titles", titles);
+            });
+        }
+    }
+}
+
+/// A tree laid out by the facade (a Python dict): its chunks, or why the layout is
+/// inconsistent.
+struct FacadeTree<'a> {
+    parents: &'a [usize],
+    items: &'a [(usize, usize, usize)],
+    budget: usize,
+}
+
+impl PerDoc for FacadeTree<'_> {
+    type Doc = str;
     type Out = Result<Vec<TreeChunkPy>, String>;
 
-    fn run<C: TokenCounter>(
-        &self,
-        (text, parents, items): &TreeDoc,
-        counter: &C,
-    ) -> Result<Self::Out, C::Error> {
-        let parents: Vec<usize> = parents
-            .iter()
-            .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
-            .collect();
-        match title_tree::split_title_tree_chars(text, &parents, items, self.budget, counter) {
+    fn run<C: TokenCounter>(&self, text: &str, counter: &C) -> Result<Self::Out, C::Error> {
+        match title_tree::split_title_tree_chars(
+            text,
+            self.parents,
+            self.items,
+            self.budget,
+            counter,
+        ) {
             Ok(chunks) => Ok(Ok(chunks
                 .into_iter()
                 .map(|c| (c.span.start, c.span.end, c.span.size, c.node))
@@ -268,7 +344,8 @@ impl PerDoc for TitleTreeDoc {
     }
 }
 
-/// `TitleTreeChunker`, configured once: chunks of title trees laid out by the Python facade.
+/// `TitleTreeChunker`, configured once: chunks of a text's title tree (laid out here from
+/// the configured title source), or of a tree laid out by the facade (`split_layout`).
 /// Offsets in and out are code points.
 #[pyclass(frozen, module = "ragchunk._core", name = "TitleTreeChunker")]
 pub(super) struct PyTitleTree {
@@ -276,29 +353,44 @@ pub(super) struct PyTitleTree {
     measure: Measure,
 }
 
-#[pymethods]
-impl PyTitleTree {
+impl Configured for PyTitleTree {
+    type Job = TitleTreeDoc;
+    fn job(&self) -> &TitleTreeDoc {
+        &self.job
+    }
+    fn measure(&self) -> &Measure {
+        &self.measure
+    }
+}
+
+chunker_class!(PyTitleTree {
     #[new]
-    #[pyo3(signature = (chunk_size, length="tokens", encoding_name=None, counter=None))]
+    #[pyo3(signature = (chunk_size, title_source, length="tokens", encoding_name=None, counter=None))]
     fn new(
         py: Python<'_>,
-        chunk_size: &Bound<'_, PyAny>,
+        chunk_size: usize,
+        title_source: &str,
         length: &str,
         encoding_name: Option<&str>,
         counter: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         contain(py, || {
+            let source = TitleSource::from_name(title_source).ok_or_else(|| {
+                PyValueError::new_err(format!("unknown title_source {title_source:?}"))
+            })?;
             Ok(PyTitleTree {
                 job: TitleTreeDoc {
-                    budget: int_option(chunk_size, "chunk_size", 1)?,
+                    budget: checked_size(chunk_size)?,
+                    source,
                 },
                 measure: Measure::new(length, encoding_name, counter)?,
             })
         })
     }
 
-    /// The chunks of one laid-out tree: its text, each node's parent and the items.
-    fn split(
+    /// The chunks `(start, end, size, node)` of a tree laid out by the facade: its text, each
+    /// node's parent (negative for the root) and the items `(node, start, end)`.
+    fn split_layout(
         &self,
         py: Python<'_>,
         text: PyBackedStr,
@@ -306,26 +398,16 @@ impl PyTitleTree {
         items: Vec<(usize, usize, usize)>,
     ) -> PyResult<Vec<TreeChunkPy>> {
         contain(py, || {
-            let doc = (text, parents, items);
-            split_one(py, &self.job, &doc, &self.measure)?.map_err(PyValueError::new_err)
+            let parents: Vec<usize> = parents
+                .iter()
+                .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                .collect();
+            let job = FacadeTree {
+                parents: &parents,
+                items: &items,
+                budget: self.job.budget,
+            };
+            split_one(py, &job, &text, &self.measure)?.map_err(PyValueError::new_err)
         })
     }
-
-    /// `split` over many laid-out trees `(text, parents, items)`, in input order.
-    #[pyo3(signature = (docs, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        docs: Vec<TreeDoc>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<Vec<TreeChunkPy>>> {
-        contain(py, || {
-            let results = split_many(py, &self.job, &docs, &self.measure, workers)?;
-            results
-                .into_iter()
-                .enumerate()
-                .map(|(i, r)| r.map_err(|e| PyValueError::new_err(format!("docs[{i}]: {e}"))))
-                .collect()
-        })
-    }
-}
+});

@@ -23,6 +23,7 @@ pub mod markdown;
 pub mod packer;
 pub mod recursive;
 pub mod sentence;
+pub mod title_layout;
 pub mod title_tree;
 pub mod token_window;
 

@@ -3,9 +3,10 @@
 //!
 //! Input is a tree already laid out over a text: nodes in pre-order (`parents[i] < i`, node 0
 //! the root) and *items* in document order, each a non-empty byte span of the text owned by
-//! one node (a node's title line is its first item; then its paragraphs). Building the tree
-//! (from a dict, Markdown headings or numbered titles) is shared Python code, so both
-//! backends chunk the very same tree; this module does the sizing:
+//! one node (a node's title line is its first item; then its paragraphs). The tree of a text
+//! (Markdown headings, numbered titles, HTML headings) is laid out by
+//! [`super::title_layout`], the tree of a Python dict by the facade; this module does the
+//! sizing:
 //!
 //! 1. each maximal run of consecutive items of one node is a *unit* (the smallest-title
 //!    unit);

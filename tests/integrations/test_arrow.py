@@ -17,6 +17,10 @@ DOCS = [
     "第一段。第二段很长很长。\n\nThird paragraph 🦀 with emoji and ünïcödé text.",
     "# Title\n\nSome markdown text.\n\n## Part\n\nMore text here, and more after it.",
     "short",
+    '# Tab"le\\\n\n| a | b |\n|---|---|\n| 1 | x |\n| 2 | y |\n| 3 | z |\n| 4 | w |\n',
+    "第一章 总则\n本法所称的对象。\n第一节 定义\n定义如下。\n1.2 Scope\nText\x1c here.",
+    "<h1>Guide</h1><p>Intro &amp; more.</p><h2>Install</h2><ul><li>pip</li><li>uv</li></ul>",
+    "def f(a):\n    return a\n\n\nclass C:\n    def m(self):\n        pass\n",
 ]
 
 CHUNKERS = [
@@ -26,6 +30,13 @@ CHUNKERS = [
     ragchunk.RecursiveSplitter(20, 0, length="chars"),
     ragchunk.SentenceSplitter(12),
     ragchunk.MarkdownSplitter(10),
+    ragchunk.MarkdownSplitter(24, 4, strip_headers=True, length="chars"),
+    ragchunk.HTMLSplitter(8),
+    ragchunk.CodeSplitter("python", 8),
+    ragchunk.TitleTreeChunker(10),
+    ragchunk.TitleTreeChunker(12, length="chars", title_source="numbered"),
+    ragchunk.TitleTreeChunker(16, title_source="html"),
+    ragchunk.RecursiveSplitter(8, 0, tokenizer=lambda s: len(s.split())),
 ]
 
 
@@ -62,6 +73,11 @@ def test_rows_equal_split_batch(chunker: Any, kind: str) -> None:
     out = chunk_table(table, chunker, id_columns=["id"])
     assert out.column_names == ["id", *OUTPUT_COLUMNS]
     assert rows_of(out) == expected_rows(chunker, DOCS, ids)
+    assert out.column("metadata").to_pylist() == [
+        json.dumps(dict(c.metadata), ensure_ascii=False)
+        for chunks in chunker.split_batch(DOCS)
+        for c in chunks
+    ]
     for r in out.to_pylist():
         if r["metadata"] == "{}":
             assert r["text"] == DOCS[r["id"] - 100][r["start"] : r["end"]]
@@ -144,7 +160,7 @@ def test_invalid_utf8_names_the_row() -> None:
     with pytest.raises(ValueError, match=match):
         chunk_table(table, ragchunk.CharacterSplitter(5))
     with pytest.raises(ValueError, match=r"not valid UTF-8.*1"):
-        chunk_table(table, ragchunk.MarkdownSplitter(5))  # no in-place path
+        chunk_table(table, ragchunk.JSONSplitter(5))  # no in-place path
 
 
 def test_token_chunker_rows() -> None:
@@ -162,5 +178,26 @@ def test_empty_and_all_empty_inputs() -> None:
 
 def test_arrow_path_is_used_on_rust() -> None:
     expected = ragchunk.backend == "rust"
-    assert has_arrow_path(ragchunk.RecursiveSplitter(8, 2)) is expected
-    assert not has_arrow_path(ragchunk.MarkdownSplitter(8))
+    for chunker in CHUNKERS:
+        assert has_arrow_path(chunker) is expected, chunker
+    assert not has_arrow_path(ragchunk.JSONSplitter(8))
+
+
+def test_table_continuations_carry_their_header() -> None:
+    doc = "| a | b |\n|---|---|\n" + "".join(f"| {i} | {'w' * 8} |\n" for i in range(12))
+    chunker = ragchunk.MarkdownSplitter(40, length="chars")
+    out = rows_of(chunk_table(pa.table({"id": [1], "text": [doc]}), chunker, id_columns="id"))
+    assert out == expected_rows(chunker, [doc], [1])
+    added = [r for r in out if "added_prefix" in r["metadata"]]
+    assert added and all(r["text"].startswith("| a | b |\n|---|---|\n") for r in added)
+    assert all(
+        r["text"] == r["metadata"]["added_prefix"] + doc[r["start"] : r["end"]] for r in added
+    )
+
+
+def test_metadata_escapes_like_json_dumps() -> None:
+    doc = '# Q "x" \\ y\x01\t\n\nBody.\n\n## é\x7f\u2028\n\nMore.'
+    chunker = ragchunk.MarkdownSplitter(64, length="chars")
+    out = chunk_table(pa.table({"text": [doc]}), chunker)
+    want = [json.dumps(dict(c.metadata), ensure_ascii=False) for c in chunker.split(doc)]
+    assert out.column("metadata").to_pylist() == want

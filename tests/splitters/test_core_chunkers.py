@@ -103,10 +103,9 @@ def test_backend_switch_keeps_results() -> None:
 @pytest.mark.parametrize(
     "make,error,message",
     [
-        (lambda c: c.CharacterSplitter(0, 0, False), ValueError, "chunk_size must be >= 1, got 0"),
+        (lambda c: c.CharacterSplitter(0, 0, False), ValueError, "chunk_size must be >= 1"),
         (lambda c: c.CharacterSplitter(4, 4, False), ValueError, "chunk_overlap must be smaller"),
-        (lambda c: c.CharacterSplitter(True, 0, False), TypeError, "chunk_size must be an int"),
-        (lambda c: c.TokenWindowSplitter(4, -1, "cl100k_base"), ValueError, "chunk_overlap"),
+        (lambda c: c.TokenWindowSplitter(4, -1, "cl100k_base"), OverflowError, "negative"),
         (lambda c: c.TokenWindowSplitter(4, 0, "p50k_base"), ValueError, "tokenizer: unknown"),
         (lambda c: c.SentenceSplitter(4, 0, "words"), ValueError, "length must be"),
         (lambda c: c.SentenceSplitter(4, 0, "tokens"), ValueError, "encoding_name, counter"),
@@ -130,7 +129,8 @@ def test_backend_switch_keeps_results() -> None:
         ),
         (lambda c: c.MarkdownSplitter(4, 0, [7], False, "chars"), ValueError, "levels"),
         (lambda c: c.HTMLSplitter(4, 9, [1], False, "chars"), ValueError, "chunk_overlap"),
-        (lambda c: c.TitleTreeChunker(-3, "chars"), ValueError, "chunk_size must be >= 1"),
+        (lambda c: c.TitleTreeChunker(0, "auto", "chars"), ValueError, "chunk_size must be >= 1"),
+        (lambda c: c.TitleTreeChunker(4, "tree", "chars"), ValueError, "unknown title_source"),
         (lambda c: c.CodeSplitter("cobol", 4, "chars"), ValueError, "not supported"),
     ],
 )
@@ -141,7 +141,25 @@ def test_core_options_are_checked_once(make: Any, error: type[Exception], messag
 
 
 @pytest.mark.single_backend
-def test_core_title_tree_layout_errors_name_the_document() -> None:
-    chunker = dispatch._import_core().TitleTreeChunker(8, "chars")
-    with pytest.raises(ValueError, match=r"^docs\[1\]: "):
-        chunker.split_batch([("ab", [-1], [(0, 0, 2)]), ("ab", [-1], [(5, 0, 2)])])
+def test_core_title_tree_layout_errors_are_value_errors() -> None:
+    chunker = dispatch._import_core().TitleTreeChunker(8, "auto", "chars")
+    assert chunker.split_layout("ab", [-1], [(0, 0, 2)]) == [(0, 2, 2, 0)]
+    with pytest.raises(ValueError, match="item 0"):
+        chunker.split_layout("ab", [-1], [(5, 0, 2)])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: CharacterSplitter(4, 4),
+        lambda: TokenWindowSplitter(4, 4),
+        lambda: RecursiveSplitter(4, 4),
+        lambda: MarkdownSplitter(4, 4),
+        lambda: HTMLSplitter(4, 4),
+    ],
+)
+def test_sizes_are_checked_by_the_facade_with_one_message(make: Any) -> None:
+    with pytest.raises(
+        ValueError, match=r"^chunk_overlap must be smaller than chunk_size, got 4 >= 4$"
+    ):
+        make()

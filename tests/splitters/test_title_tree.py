@@ -312,7 +312,9 @@ _TREES = st.recursive(
 def test_backends_agree_on_trees(tree: dict[str, Any], budget: int) -> None:
     core = dispatch._import_core()
     lay = _layout_tree(tree)
-    got = core.TitleTreeChunker(budget, "chars").split(lay.text, lay.parents, lay.items)
+    got = core.TitleTreeChunker(budget, "auto", "chars").split_layout(
+        lay.text, lay.parents, lay.items
+    )
     want = pure.split_title_tree(lay.text, lay.parents, lay.items, budget, len)
     assert got == want
 
@@ -335,6 +337,19 @@ _LINES = st.lists(
                 "",
                 "```",
                 "| a |",
+                "Chapter IVa",
+                "Chapter XI. The end",
+                "Section 2_b",
+                "Section ２ wide",
+                "Part ⅫA",
+                "1.2.3.4.5 deep",
+                "12.345 odd",
+                "1.2.3.4. x",
+                "1. Intro",
+                "\x1c一、概述\x1f",
+                "\u3000第三条 责任\u3000",
+                "1.2 ends like a lead-in:",
+                "9 " + "x" * 70,
             ]
         ),
         _TEXT,
@@ -344,7 +359,11 @@ _LINES = st.lists(
 
 
 @pytest.mark.single_backend
-@given(text=_LINES, budget=st.integers(1, 60), source=st.sampled_from(["markdown", "numbered"]))
+@given(
+    text=_LINES,
+    budget=st.integers(1, 60),
+    source=st.sampled_from(["markdown", "numbered", "auto"]),
+)
 def test_backends_agree_on_text(text: str, budget: int, source: str, tiktoken_cl100k: Any) -> None:
     for length in ("chars", "tokens"):
         chunker = TitleTreeChunker(budget, length=length, title_source=source)
@@ -354,6 +373,38 @@ def test_backends_agree_on_text(text: str, budget: int, source: str, tiktoken_cl
         assert chunker.split(text) == rust
     count = lambda t: len(tiktoken_cl100k.encode_ordinary(t))  # noqa: E731
     _check(text, rust, budget, count)
+
+
+_HTML_PARTS = st.lists(
+    st.sampled_from(
+        [
+            "<h1>A</h1>",
+            "<h2>B &amp; c</h2>",
+            "<h3></h3>",
+            "<p>Text one. Two!</p>",
+            "<ul>",
+            "<li>item</li>",
+            "</ul>",
+            "<div>",
+            "</div>",
+            "<pre>x\n  y</pre>",
+            "中文句子。",
+            "<br>",
+        ]
+    )
+    | _TEXT,
+    max_size=20,
+).map("".join)
+
+
+@pytest.mark.single_backend
+@given(html=_HTML_PARTS, budget=st.integers(1, 60))
+def test_backends_agree_on_html(html: str, budget: int) -> None:
+    chunker = TitleTreeChunker(budget, length="chars", title_source="html")
+    dispatch.set_backend("rust")
+    rust = chunker.split(html)
+    dispatch.set_backend("python")
+    assert chunker.split(html) == rust
 
 
 @pytest.mark.single_backend

@@ -7,13 +7,13 @@ pandas 2.2+...), and returns a ``pyarrow.Table`` with the id columns you name, t
 ``chunk_index``, ``text``, ``start``, ``end`` (code-point offsets into the document),
 ``token_count`` and ``metadata`` (the chunk's metadata as a JSON object string).
 
-For the :class:`~ragchunk.CharacterSplitter`, :class:`~ragchunk.TokenWindowSplitter`,
-:class:`~ragchunk.RecursiveSplitter` and :class:`~ragchunk.SentenceSplitter` on the Rust
-backend, the documents are read straight from the column's Arrow buffers, chunked in parallel
-with the GIL released, and the chunk text is written into Arrow buffers: no Python ``str`` is
-made per document or chunk. Every other chunker (and the pure-Python backend) runs its own
-``split_batch`` over the column's values and the table is built from the chunks; the result
-is the same, only slower.
+For every splitter of the compiled core on the Rust backend (the character, token-window,
+recursive, sentence, Markdown, HTML, code and title-tree chunkers), the documents are read
+straight from the column's Arrow buffers, chunked in parallel with the GIL released, and the
+chunk text and metadata are written into Arrow buffers: no Python ``str`` is made per document
+or chunk. Every other chunker (a Python tokenizer, the semantic and LLM chunkers, the
+pure-Python backend) runs its own ``split_batch`` over the column's values and the table is
+built from the chunks; the result is the same, only slower.
 
 Needs ``pyarrow`` (``pip install 'ragchunk[arrow]'``); ``import ragchunk`` does not.
 
@@ -80,10 +80,10 @@ def has_arrow_path(chunker: object) -> bool:
     """True when ``chunker`` reads Arrow buffers in place on the active backend (else
     :func:`chunk_table` runs its ``split_batch`` over Python strings).
 
-    >>> from ragchunk import CharacterSplitter, MarkdownSplitter
-    >>> has_arrow_path(CharacterSplitter(4)) == (dispatch.name() == "rust")
+    >>> from ragchunk import JSONSplitter, MarkdownSplitter
+    >>> has_arrow_path(MarkdownSplitter(64)) == (dispatch.name() == "rust")
     True
-    >>> has_arrow_path(MarkdownSplitter(64))
+    >>> has_arrow_path(JSONSplitter(64))
     False
     """
     return _arrow_core(chunker) is not None
@@ -212,9 +212,6 @@ def chunk_table(
     return _chunk_from_values(chunker, column, id_table, id_fields, workers)
 
 
-_REJOINED = json.dumps({"rejoined": True})
-
-
 def _chunk_in_place(
     core_obj: Any,
     column: Any,
@@ -228,6 +225,11 @@ def _chunk_in_place(
     def ints(kind: Any, n: int, data: bytes) -> Any:
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])
 
+    def large_strings(n: int, offsets: bytes, data: bytes) -> Any:
+        return pa.Array.from_buffers(
+            pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+        )
+
     pieces: dict[str, list[Any]] = {k: [] for k in ("row", *OUTPUT_COLUMNS)}
     first_row = 0
     for arr in column.chunks:
@@ -237,25 +239,18 @@ def _chunk_in_place(
         _, offsets, data = arr.buffers()
         if data is None:  # every value empty: no data buffer at all
             data = pa.py_buffer(b"")
-        row, index, start, end, size, rejoined, text_offsets, text = core_obj.split_arrow(
+        row, index, start, end, size, meta_offsets, meta, text_offsets, text = core_obj.split_arrow(
             data, offsets, arr.offset, len(arr), large, workers
         )
         n = len(index) // 4
         rows = ints(pa.uint32(), n, row)
         pieces["row"].append(pc.add(rows.cast(pa.int64()), first_row))
         pieces["chunk_index"].append(ints(pa.int32(), n, index))
-        pieces["text"].append(
-            pa.Array.from_buffers(
-                pa.large_string(), n, [None, pa.py_buffer(text_offsets), pa.py_buffer(text)]
-            )
-        )
+        pieces["text"].append(large_strings(n, text_offsets, text))
         pieces["start"].append(ints(pa.int64(), n, start))
         pieces["end"].append(ints(pa.int64(), n, end))
         pieces["token_count"].append(ints(pa.int64(), n, size))
-        flags = ints(pa.uint8(), n, rejoined).cast(pa.bool_())
-        pieces["metadata"].append(
-            pc.if_else(flags, pa.scalar(_REJOINED), pa.scalar("{}")).cast(pa.string())
-        )
+        pieces["metadata"].append(large_strings(n, meta_offsets, meta).cast(pa.string()))
         first_row += len(arr)
     rows = pa.chunked_array(pieces.pop("row"), type=pa.int64())
     columns = [id_table.column(i).take(rows) for i in range(id_table.num_columns)]

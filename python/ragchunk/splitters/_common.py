@@ -160,12 +160,7 @@ class SectionSplitter(Measured):
         tokenizer: Any,
         parse_levels: Callable[[object], tuple[int, ...]],
     ) -> None:
-        self.chunk_size = check_int("chunk_size", chunk_size, 1)
-        self.chunk_overlap = check_int("chunk_overlap", chunk_overlap, 0)
-        if self.chunk_overlap >= self.chunk_size:
-            raise ValueError(
-                f"chunk_overlap ({chunk_overlap}) must be smaller than chunk_size ({chunk_size})"
-            )
+        self.chunk_size, self.chunk_overlap = check_sizes(chunk_size, chunk_overlap)
         self._levels = parse_levels(headers_to_split_on)
         self.headers_to_split_on = tuple(headers_to_split_on)
         if not isinstance(strip_headers, bool):

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._pure.splitters import html as _pure_html
-from .._pure.splitters import markdown as _pure_md
+from .._pure.splitters import title_layout as _pure_layout
 from .._pure.splitters import title_tree as _pure
 from ..core import dispatch
 from ..core.checks import check_int, check_parsed_text
@@ -116,114 +114,6 @@ def _layout_tree(tree: object) -> _Layout:
     return _Layout("".join(parts), titles, parents, items)
 
 
-def _layout_html(html: str) -> _Layout:
-    """HTML headings (``<h1>``...``<h6>``) as titles, the other blocks of
-    :meth:`HTMLSplitter.extract_text`'s layout as paragraphs; offsets index that layout."""
-    html = bound_depth(html)
-
-    def pure() -> tuple[str, list[tuple[int, int, int, str]]]:
-        lay = _pure_html.layout_html(html)
-        blocks = [
-            (b.start, b.end, b.level if b.kind == "heading" else 0, b.text) for b in lay.blocks
-        ]
-        return lay.text, blocks
-
-    text, blocks = dispatch.run(lambda core: tuple(core.html_layout(html)), pure)
-    layout = _Layout(text, [""], [-1], [])
-    stack = [(0, 0)]  # (level, node)
-    for start, end, level, title in blocks:
-        if level:
-            while stack[-1][0] >= level:
-                stack.pop()
-            node = len(layout.titles)
-            layout.titles.append(title)
-            layout.parents.append(stack[-1][1])
-            stack.append((level, node))
-        layout.items.append((stack[-1][1], start, end))
-    return layout
-
-
-def _layout_markdown(text: str) -> _Layout:
-    """Markdown headings (any level, same scanner as :class:`MarkdownSplitter`) as titles;
-    the other blocks as paragraphs."""
-
-    def pure() -> list[tuple[int, int, int, str]]:
-        return [
-            (b.start, b.end, b.level, b.text) if b.kind == "heading" else (b.start, b.end, 0, "")
-            for b in _pure_md.scan_blocks(text)
-        ]
-
-    blocks = dispatch.run(lambda core: core.markdown_blocks(text), pure)
-    layout = _Layout(text, [""], [-1], [])
-    stack = [(0, 0)]  # (level, node)
-    for start, end, level, title in blocks:
-        if level:
-            while stack[-1][0] >= level:
-                stack.pop()
-            node = len(layout.titles)
-            layout.titles.append(title)
-            layout.parents.append(stack[-1][1])
-            stack.append((level, node))
-        layout.items.append((stack[-1][1], start, end))
-    return layout
-
-
-_NUM = "零一二三四五六七八九十百千0-9"
-_NUMBERED_TITLES: list[tuple[int, re.Pattern[str]]] = [
-    (1, re.compile(rf"第[{_NUM}]+(?:编|部分)")),
-    (2, re.compile(rf"第[{_NUM}]+章|(?:Chapter|CHAPTER|Part|PART) [0-9IVXLC]+\b")),
-    (3, re.compile(rf"第[{_NUM}]+节|(?:Section|SECTION) [0-9]+\b")),
-    (4, re.compile(rf"第[{_NUM}]+条|(?:Article|ARTICLE) [0-9]+\b")),
-    (2, re.compile(r"[一二三四五六七八九十百]+、")),
-    (3, re.compile(r"[(（][一二三四五六七八九十百]+[)）]")),
-]
-_DOTTED = re.compile(r"([0-9]{1,2}(?:\.[0-9]{1,2}){0,3})(?:[ 、．]|\.(?![0-9]))")
-_NOT_TITLE_END = ("。", "；", ";", "，", ",", "：", ":")
-
-
-def _numbered_level(line: str) -> int | None:
-    """The level of a RAGFlow-style numbered title (第一章, 第二节, 1.2.3, Article 5, ...):
-    a short line (<= 64 characters stripped) starting with a numbering and not ending like
-    a sentence or a lead-in (。；，： and ASCII ;,:)."""
-    t = line.strip()
-    if not t or len(t) > 64 or t.endswith(_NOT_TITLE_END):
-        return None
-    for level, pattern in _NUMBERED_TITLES:
-        if pattern.match(t):
-            return level
-    m = _DOTTED.match(t)
-    if m and len(t) > m.end():
-        return 1 + m.group(1).count(".") + 1
-    return None
-
-
-def _layout_numbered(text: str) -> _Layout:
-    """Numbered title lines as titles; every other non-blank line a paragraph."""
-    layout = _Layout(text, [""], [-1], [])
-    stack = [(0, 0)]
-    start = 0
-    n = len(text)
-    while start <= n:
-        nl = text.find("\n", start)
-        end = n if nl < 0 else nl
-        e = end - 1 if end > start and text[end - 1] == "\r" else end
-        line = text[start:e]
-        if line.strip():
-            level = _numbered_level(line)
-            if level is not None:
-                while stack[-1][0] >= level:
-                    stack.pop()
-                node = len(layout.titles)
-                layout.titles.append(line.strip())
-                layout.parents.append(stack[-1][1])
-                stack.append((level, node))
-            layout.items.append((stack[-1][1], start, e))
-        if nl < 0:
-            break
-        start = nl + 1
-    return layout
-
-
 _TITLE_SOURCES = ("auto", "markdown", "numbered", "html")
 
 
@@ -315,46 +205,29 @@ class TitleTreeChunker(Measured):
         """The text a tree is chunked as (chunk offsets index into it)."""
         return _layout_tree(tree).text
 
-    def _layout_text(self, text: str) -> _Layout:
-        if self.title_source == "markdown":
-            return _layout_markdown(text)
-        if self.title_source == "numbered":
-            return _layout_numbered(text)
-        if self.title_source == "html":
-            return _layout_html(text)
-        md = _layout_markdown(text)
-        return md if len(md.titles) > 1 else _layout_numbered(text)
-
-    def _chunks(self, layout: _Layout, raw: Sequence[tuple[int, int, int, int]]) -> list[Chunk]:
-        out = []
-        paths: dict[int, list[str]] = {}
-        for start, end, size, node in raw:
-            if node not in paths:
-                paths[node] = layout.path(node)
-            titles = paths[node]
-            meta = {"title_path": " > ".join(titles), "titles": list(titles)}
-            out.append(Chunk(layout.text[start:end], start, end, size, meta))
-        return out
-
     def _core(self, core: Any) -> Any:
         return configured(
             self,
             core,
-            lambda c: c.TitleTreeChunker(self.chunk_size, self.length, *self._core_counter()),
-        )
-
-    def _run(self, layout: _Layout) -> list[Chunk]:
-        raw = dispatch.run(
-            lambda core: self._core(core).split(layout.text, layout.parents, layout.items),
-            lambda: _pure.split_title_tree(
-                layout.text, layout.parents, layout.items, self.chunk_size, self._count()
+            lambda c: c.TitleTreeChunker(
+                self.chunk_size, self.title_source, self.length, *self._core_counter()
             ),
         )
-        return self._chunks(layout, raw)
+
+    def _doc(self, text: str, name: str = "text") -> str:
+        text = check_parsed_text(text, name)
+        return bound_depth(text) if self.title_source == "html" else text
 
     def split(self, text: str) -> list[Chunk]:
-        """Chunk a document whose titles are Markdown headings or numbered title lines."""
-        return self._run(self._layout_text(check_parsed_text(text)))
+        """Chunk a document whose titles are read from :attr:`title_source`."""
+        text = self._doc(text)
+        result = dispatch.run(
+            lambda core: self._core(core).split(text),
+            lambda: _pure_layout.split_text(
+                text, self.title_source, self.chunk_size, self._count()
+            ),
+        )
+        return _text_chunks(text, result)
 
     def split_tree(self, tree: object) -> list[Chunk]:
         """Chunk a ``{"title": ..., "content": [...]}`` tree; offsets index
@@ -367,21 +240,49 @@ class TitleTreeChunker(Measured):
         """
         layout = _layout_tree(tree)
         check_parsed_text(layout.text, "tree")
-        return self._run(layout)
+        raw = dispatch.run(
+            lambda core: self._core(core).split_layout(layout.text, layout.parents, layout.items),
+            lambda: _pure.split_title_tree(
+                layout.text, layout.parents, layout.items, self.chunk_size, self._count()
+            ),
+        )
+        out = []
+        paths: dict[int, list[str]] = {}
+        for start, end, size, node in raw:
+            if node not in paths:
+                paths[node] = layout.path(node)
+            titles = paths[node]
+            meta = {"title_path": " > ".join(titles), "titles": list(titles)}
+            out.append(Chunk(layout.text[start:end], start, end, size, meta))
+        return out
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
         texts = check_batch(texts, workers)
-        layouts = [
-            self._layout_text(check_parsed_text(t, f"texts[{i}]")) for i, t in enumerate(texts)
-        ]
+        docs = [self._doc(t, f"texts[{i}]") for i, t in enumerate(texts)]
 
         def rust(core: Any) -> list[list[Chunk]]:
-            results = self._core(core).split_batch(
-                [(lay.text, lay.parents, lay.items) for lay in layouts], workers
-            )
-            return [self._chunks(lay, raw) for lay, raw in zip(layouts, results, strict=True)]
+            results = self._core(core).split_batch(docs, workers)
+            return [_text_chunks(d, r) for d, r in zip(docs, results, strict=True)]
 
-        return dispatch.run(rust, lambda: [self._run(lay) for lay in layouts])
+        return dispatch.run(rust, lambda: [self.split(t) for t in docs])
+
+
+def _text_chunks(
+    text: str, result: tuple[str | None, Sequence[tuple[int, int, int, int]], list[list[str]]]
+) -> list[Chunk]:
+    """Chunks of a text's tree: ``(laid-out text or None for the input, chunks, paths)``."""
+    laid, raw, paths = result
+    base = text if laid is None else laid
+    return [
+        Chunk(
+            base[start:end],
+            start,
+            end,
+            size,
+            {"title_path": " > ".join(paths[k]), "titles": list(paths[k])},
+        )
+        for start, end, size, k in raw
+    ]
