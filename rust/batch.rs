@@ -1,19 +1,33 @@
 //! Parallel map over independent documents, results in input order.
 //!
 //! Documents share nothing, so a batch is a plain rayon `par_iter().map().collect()`, which
-//! keeps input order. `workers` picks the pool: `None` is rayon's global pool (one thread per
-//! core), `Some(1)` runs inline on the calling thread, and `Some(n)` a pool of `n` threads
-//! built once and cached (building a pool costs far more than chunking a small document).
+//! keeps input order. `workers` picks the pool: `None` is a pool of one thread per core (the
+//! size rayon's own global pool would have, `RAYON_NUM_THREADS` included), `Some(1)` runs
+//! inline on the calling thread, and `Some(n)` a pool of `n` threads. Each pool is built on
+//! first use and cached (building a pool costs far more than chunking a small document).
 //!
 //! [`pipeline`] is the streaming form for callers whose inputs and outputs must be prepared
 //! and consumed on the calling thread (the Python bindings: both need the GIL): the workers
 //! compute while the calling thread converts earlier results and prepares later inputs, so
 //! no core waits for a serial phase, and a bounded amount of work is in flight at any time.
+//!
+//! Every parallel path of the crate goes through this module's `pool`, which is safe after
+//! `fork()` (`multiprocessing`'s fork start method, gunicorn `--preload`, Celery's prefork
+//! pool). A forked child has none of its parent's threads but a copy of its memory, so a job
+//! sent to an inherited pool would wait forever. The pools are therefore kept per process
+//! (`Pools`, tagged with the id of the process they belong to): a process that finds another
+//! process's pools starts an empty set of its own, built lazily, and leaves the inherited set
+//! untouched: never locked (its lock may have been copied while held by a thread that does not
+//! exist in the child) and never dropped (dropping a pool signals its threads, through locks
+//! the fork may have copied held too), only leaked. rayon's global pool cannot be replaced that way, so it is never used:
+//! rayon's parallel iterators run in this module only, always inside one of these pools.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
@@ -22,30 +36,91 @@ use rayon::{ThreadPool, ThreadPoolBuilder};
 #[derive(Debug, thiserror::Error)]
 pub enum BatchError {
     /// The thread pool could not be created (for example, the OS refused new threads).
-    #[error("could not start {workers} worker threads: {reason}")]
-    Pool { workers: usize, reason: String },
+    #[error("could not start {} worker threads: {reason}", threads_wanted(*.workers))]
+    Pool {
+        /// The pool asked for (`None`: one thread per core).
+        workers: Option<usize>,
+        reason: String,
+    },
 }
 
-fn pool(workers: usize) -> Result<Arc<ThreadPool>, BatchError> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
-    let pools = POOLS.get_or_init(Default::default);
+fn threads_wanted(workers: Option<usize>) -> String {
+    workers.map_or_else(|| "the".to_owned(), |n| n.to_string())
+}
+
+/// The thread pools of one process, by `workers` (`None`: one thread per core).
+struct Pools {
+    /// The process the pools belong to ([`std::process::id`]).
+    pid: u32,
+    by_workers: Mutex<HashMap<Option<usize>, Arc<ThreadPool>>>,
+}
+
+/// The pools of this process, or, in a forked child that has not run a batch yet, its
+/// parent's (then replaced, see `pools_of`). Null until the first parallel batch.
+static POOLS: AtomicPtr<Pools> = AtomicPtr::new(ptr::null_mut());
+
+/// The pools of process `pid` held in `slot`: the set there when it belongs to `pid`, else a
+/// new, empty set put in its place (the set replaced, another process's, is leaked, never
+/// locked or dropped). Lock-free, so a lock copied by `fork()` in its held state is never
+/// waited on; threads racing to replace a set agree on one.
+fn pools_of(slot: &AtomicPtr<Pools>, pid: u32) -> &'static Pools {
+    let mut seen = slot.load(Ordering::Acquire);
+    loop {
+        // SAFETY: a non-null pointer in a slot comes from `Box::into_raw` below, and no set
+        // is ever freed once it was stored.
+        if let Some(pools) = unsafe { seen.as_ref() } {
+            if pools.pid == pid {
+                return pools;
+            }
+        }
+        let fresh = Box::into_raw(Box::new(Pools {
+            pid,
+            by_workers: Mutex::default(),
+        }));
+        match slot.compare_exchange(seen, fresh, Ordering::AcqRel, Ordering::Acquire) {
+            // SAFETY: `fresh` is stored in the slot from now on, never freed.
+            Ok(_) => return unsafe { &*fresh },
+            Err(current) => {
+                // SAFETY: another thread stored its set first; `fresh` was never shared.
+                drop(unsafe { Box::from_raw(fresh) });
+                seen = current;
+            }
+        }
+    }
+}
+
+/// The pool for `workers` of the calling process, built on first use.
+fn pool(workers: Option<usize>) -> Result<Arc<ThreadPool>, BatchError> {
+    pool_in(pools_of(&POOLS, std::process::id()), workers)
+}
+
+fn pool_in(pools: &Pools, workers: Option<usize>) -> Result<Arc<ThreadPool>, BatchError> {
     let mut guard = pools
+        .by_workers
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+        .unwrap_or_else(PoisonError::into_inner);
     if let Some(p) = guard.get(&workers) {
         return Ok(Arc::clone(p));
     }
-    let built = ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .thread_name(|i| format!("ragchunk-{i}"))
-        .build()
-        .map_err(|e| BatchError::Pool {
-            workers,
-            reason: e.to_string(),
-        })?;
+    let mut builder = ThreadPoolBuilder::new().thread_name(|i| format!("ragchunk-{i}"));
+    if let Some(n) = workers {
+        builder = builder.num_threads(n);
+    }
+    let built = builder.build().map_err(|e| BatchError::Pool {
+        workers,
+        reason: e.to_string(),
+    })?;
     let built = Arc::new(built);
     guard.insert(workers, Arc::clone(&built));
     Ok(built)
+}
+
+/// The number of threads a batch with `workers` runs on (starting its pool if need be).
+pub fn threads(workers: Option<usize>) -> Result<usize, BatchError> {
+    match workers {
+        Some(0) | Some(1) => Ok(1),
+        _ => Ok(pool(workers)?.current_num_threads()),
+    }
 }
 
 /// `items.map(f)` in parallel, in input order.
@@ -58,8 +133,7 @@ where
     match workers {
         Some(0) | Some(1) => Ok(items.iter().map(f).collect()),
         _ if items.len() <= 1 => Ok(items.iter().map(f).collect()),
-        None => Ok(items.par_iter().map(f).collect()),
-        Some(n) => Ok(pool(n)?.install(|| items.par_iter().map(f).collect())),
+        _ => Ok(pool(workers)?.install(|| items.par_iter().map(f).collect())),
     }
 }
 
@@ -181,10 +255,7 @@ where
     // thread, so waiting there never blocks a worker) and jobs start in the order sent.
     match workers {
         Some(0) | Some(1) => Ok(pipeline_inline(budget, &f, turn)),
-        None => Ok(rayon::in_place_scope_fifo(|scope| {
-            pipeline_pooled(budget, &f, turn, |job| scope.spawn_fifo(|_| job()))
-        })),
-        Some(n) => Ok(pool(n)?.in_place_scope_fifo(|scope| {
+        _ => Ok(pool(workers)?.in_place_scope_fifo(|scope| {
             pipeline_pooled(budget, &f, turn, |job| scope.spawn_fifo(|_| job()))
         })),
     }
@@ -307,6 +378,85 @@ mod tests {
         for workers in [None, Some(1), Some(2), Some(3), Some(2)] {
             assert_eq!(par_map(&items, workers, |x| x * 3).unwrap(), expected);
         }
+    }
+
+    #[test]
+    fn a_process_keeps_its_pools() {
+        static SLOT: AtomicPtr<Pools> = AtomicPtr::new(ptr::null_mut());
+        let pools = pools_of(&SLOT, 10);
+        assert_eq!(pools.pid, 10);
+        assert!(ptr::eq(pools, pools_of(&SLOT, 10)));
+        let two = pool_in(pools, Some(2)).unwrap();
+        assert!(Arc::ptr_eq(&two, &pool_in(pools, Some(2)).unwrap()));
+        assert_eq!(two.current_num_threads(), 2);
+    }
+
+    #[test]
+    fn a_forked_child_starts_pools_of_its_own() {
+        static SLOT: AtomicPtr<Pools> = AtomicPtr::new(ptr::null_mut());
+        let parent = pools_of(&SLOT, 10);
+        let inherited = pool_in(parent, Some(2)).unwrap();
+        // As if the fork copied the lock while one of the parent's threads held it.
+        std::mem::forget(parent.by_workers.lock().unwrap());
+        let child = pools_of(&SLOT, 11);
+        assert_eq!(child.pid, 11);
+        assert!(!ptr::eq(parent, child));
+        let own = pool_in(child, Some(2)).unwrap();
+        assert!(!Arc::ptr_eq(&inherited, &own));
+        assert_eq!(own.install(|| (0..100).into_par_iter().sum::<i32>()), 4950);
+        assert!(ptr::eq(child, pools_of(&SLOT, 11)));
+        // A grandchild replaces the child's set in turn.
+        let grandchild = pools_of(&SLOT, 12);
+        assert!(!ptr::eq(child, grandchild));
+        assert!(ptr::eq(grandchild, pools_of(&SLOT, 12)));
+    }
+
+    #[test]
+    fn threads_replacing_a_set_at_once_agree_on_one() {
+        static SLOT: AtomicPtr<Pools> = AtomicPtr::new(ptr::null_mut());
+        pools_of(&SLOT, 1);
+        let seen: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| pools_of(&SLOT, 2) as *const Pools as usize))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(seen.windows(2).all(|w| w[0] == w[1]));
+        assert_eq!(seen[0], pools_of(&SLOT, 2) as *const Pools as usize);
+    }
+
+    #[test]
+    fn every_parallel_path_runs_on_ragchunks_own_threads() {
+        // Never on rayon's global pool, which a forked child could not replace.
+        let on_ours = || {
+            let name = std::thread::current().name().map(str::to_owned);
+            name.is_some_and(|n| n.starts_with("ragchunk-"))
+        };
+        let items: Vec<usize> = (0..64).collect();
+        for workers in [None, Some(2)] {
+            assert!(par_map(&items, workers, |_| on_ours())
+                .unwrap()
+                .iter()
+                .all(|&b| b));
+            let mut next = 0;
+            let mut all = true;
+            let turn = |done: Vec<Done<usize, bool>>, feed: &mut Feed<'_, usize>| {
+                all &= done.iter().all(|(_, r)| *r == Ok(true));
+                while next < 64 && feed.has_room() {
+                    feed.push(next, GROUP_WEIGHT);
+                    next += 1;
+                }
+                Ok::<bool, ()>(next < 64)
+            };
+            let f = |_: &usize| on_ours();
+            assert!(pipeline(workers, 4 * GROUP_WEIGHT, f, turn)
+                .unwrap()
+                .is_ok());
+            assert!(all);
+        }
+        assert!(threads(None).unwrap() >= 1);
+        assert_eq!(threads(Some(3)).unwrap(), 3);
+        assert_eq!(threads(Some(1)).unwrap(), 1);
     }
 
     #[test]

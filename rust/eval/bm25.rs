@@ -11,10 +11,10 @@
 //! and a negative `idf(t)` is replaced by `epsilon * mean_idf` (the mean over the vocabulary,
 //! summed in order of first appearance). Tokens absent from the corpus score zero.
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::tokenize::{for_each_token, Kind};
+use crate::batch::{self, BatchError};
 
 /// A block of documents indexed against a local vocabulary (terms in order of first
 /// appearance), merged into the index afterwards.
@@ -113,7 +113,11 @@ impl Index {
     /// Tokenizes and indexes `texts`, in parallel (blocks of documents each build a local
     /// vocabulary; the blocks are merged in document order, so term ids stay in order of first
     /// appearance).
-    pub fn from_texts<S: AsRef<str> + Sync>(texts: &[S], kind: Kind, params: Params) -> Index {
+    pub fn from_texts<S: AsRef<str> + Sync>(
+        texts: &[S],
+        kind: Kind,
+        params: Params,
+    ) -> Result<Index, BatchError> {
         // Below about a megabyte, waking the thread pool costs more than it saves.
         let bytes: usize = texts.iter().map(|t| t.as_ref().len()).sum();
         let block = if bytes < 1 << 20 {
@@ -121,7 +125,7 @@ impl Index {
         } else {
             texts
                 .len()
-                .div_ceil(rayon::current_num_threads().max(1) * 4)
+                .div_ceil(batch::threads(None)?.max(1) * 4)
                 .max(16)
         };
         Index::from_texts_in_blocks(texts, kind, params, block)
@@ -132,7 +136,7 @@ impl Index {
         kind: Kind,
         params: Params,
         block: usize,
-    ) -> Index {
+    ) -> Result<Index, BatchError> {
         let build = |docs: &[S]| {
             let mut part = Part::default();
             for d in docs {
@@ -145,9 +149,10 @@ impl Index {
         let parts: Vec<Part> = if block >= texts.len() {
             vec![build(texts)]
         } else {
-            texts.par_chunks(block).map(build).collect()
+            let blocks: Vec<&[S]> = texts.chunks(block).collect();
+            batch::par_map(&blocks, None, |docs| build(docs))?
         };
-        Index::from_parts(parts, params)
+        Ok(Index::from_parts(parts, params))
     }
 
     fn from_parts(parts: Vec<Part>, params: Params) -> Index {
@@ -270,21 +275,25 @@ impl Index {
         &self,
         queries: &[Vec<S>],
         k: usize,
-    ) -> Vec<Vec<(u32, f64)>> {
+    ) -> Result<Vec<Vec<(u32, f64)>>, BatchError> {
         par_map_queries(queries, |q| self.top_k(q, k))
     }
 }
 
-/// `f` over the queries: on the calling thread for a few hundred, else on the thread pool.
+/// `f` over the queries: on the calling thread for a few hundred, else on the thread pool
+/// ([`batch::par_map`]) in groups of 64.
 pub fn par_map_queries<Q: Sync, R: Send>(
     queries: &[Q],
     f: impl Fn(&Q) -> R + Sync + Send,
-) -> Vec<R> {
+) -> Result<Vec<R>, BatchError> {
     if queries.len() < 256 {
-        queries.iter().map(f).collect()
-    } else {
-        queries.par_iter().with_min_len(64).map(f).collect()
+        return Ok(queries.iter().map(f).collect());
     }
+    let groups: Vec<&[Q]> = queries.chunks(64).collect();
+    let done = batch::par_map(&groups, None, |group| {
+        group.iter().map(&f).collect::<Vec<R>>()
+    })?;
+    Ok(done.into_iter().flatten().collect())
 }
 
 /// The best `k` of `scores`, best first, ties in index order.
@@ -358,7 +367,7 @@ mod tests {
             .iter()
             .map(|t| crate::eval::tokenize::tokenize(t, Kind::English))
             .collect();
-        let a = Index::from_texts_in_blocks(&texts, Kind::English, Params::default(), 16);
+        let a = Index::from_texts_in_blocks(&texts, Kind::English, Params::default(), 16).unwrap();
         let b = Index::new(&tokens, Params::default());
         for q in ["topic 3", "doc 17 topic", "absent"] {
             let qt = crate::eval::tokenize::tokenize(q, Kind::English);
@@ -373,7 +382,18 @@ mod tests {
         let empty: Vec<Vec<&str>> = vec![vec![], vec![]];
         let index = Index::new(&empty, Params::default());
         assert_eq!(index.scores(&["x"]), [0.0, 0.0]);
-        let batch = index.top_k_batch(&[vec!["x"]], 1);
+        let batch = index.top_k_batch(&[vec!["x"]], 1).unwrap();
         assert_eq!(batch, [[(0, 0.0)]]);
+    }
+
+    #[test]
+    fn many_queries_in_parallel_keep_their_order() {
+        let index = Index::new(&docs(), Params::default());
+        let words = ["windy", "london", "weather", "hello", "absent", "is"];
+        let queries: Vec<Vec<&str>> = (0..1000)
+            .map(|i| vec![words[i % 6], words[i * 7 % 6]])
+            .collect();
+        let one_by_one: Vec<_> = queries.iter().map(|q| index.top_k(q, 2)).collect();
+        assert_eq!(index.top_k_batch(&queries, 2).unwrap(), one_by_one);
     }
 }

@@ -70,7 +70,7 @@ impl PyBm25Index {
         let kind = kind(tokenizer)?;
         let params = params(k1, b, epsilon)?;
         contain(py, || {
-            let index = detached(py, || Index::from_texts(&docs, kind, params))?;
+            let index = detached(py, || Index::from_texts(&docs, kind, params))??;
             Ok(PyBm25Index {
                 index,
                 kind: Some(kind),
@@ -116,7 +116,9 @@ impl PyBm25Index {
         queries: Vec<Vec<String>>,
         k: usize,
     ) -> PyResult<Vec<Vec<(u32, f64)>>> {
-        contain(py, || detached(py, || self.index.top_k_batch(&queries, k)))
+        contain(py, || {
+            Ok(detached(py, || self.index.top_k_batch(&queries, k))??)
+        })
     }
 
     /// The best `k` documents of every query text, tokenized by the index's tokenizer.
@@ -132,9 +134,9 @@ impl PyBm25Index {
             ));
         };
         contain(py, || {
-            detached(py, || {
+            Ok(detached(py, || {
                 par_map_queries(&queries, |q| self.index.top_k_text(q, kind, k))
-            })
+            })??)
         })
     }
 }
