@@ -158,12 +158,30 @@ pub(super) trait Configured {
 /// One document's result of a configured chunker class, in its Python shape.
 pub(super) type Out<C> = <<C as Configured>::Job as PerDoc>::Out;
 
-/// The `#[pymethods]` of a configured chunker class: the methods given (its constructor and
-/// any of its own), then the three entry points every chunker has: `split` (one text),
-/// `split_batch` (many, in input order) and `split_arrow` (a string array's buffers in, the
-/// chunk columns' buffers out: see `arrow::split_arrow`).
+/// A configured chunker class of the core: the `#[pyclass]` (`job`: the per-document work as
+/// configured, `measure`: how it counts), its [`Configured`] impl, and its `#[pymethods]`: the
+/// methods given (its constructor and any of its own), then the three entry points every
+/// chunker has: `split` (one text), `split_batch` (many, in input order) and `split_arrow` (a
+/// string array's buffers in, the chunk columns' buffers out: see `arrow::split_arrow`).
 macro_rules! chunker_class {
-    ($class:ty { $($own:tt)* }) => {
+    ($(#[$doc:meta])* $class:ident($name:literal): $job:ty { $($own:tt)* }) => {
+        $(#[$doc])*
+        #[pyclass(frozen, module = "ragchunk._core", name = $name)]
+        pub(super) struct $class {
+            job: $job,
+            measure: super::chunker::Measure,
+        }
+
+        impl super::chunker::Configured for $class {
+            type Job = $job;
+            fn job(&self) -> &$job {
+                &self.job
+            }
+            fn measure(&self) -> &super::chunker::Measure {
+                &self.measure
+            }
+        }
+
         #[pymethods]
         impl $class {
             $($own)*

@@ -14,9 +14,7 @@ use crate::text::CharIndex;
 use crate::tokenizer::{TokenCounter, Tokenizer, UnitCount};
 
 use super::arrow::{tuple_rows, ArrowJob, ChunkTuple, DocRows};
-use super::chunker::{
-    checked_size, checked_sizes, chunker_class, split_one, Configured, Measure, PerDoc,
-};
+use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Measure, PerDoc};
 use super::counters::encoding;
 use super::guard::{contain, detached};
 use super::strings::substring;
@@ -32,7 +30,7 @@ fn tuples(spans: Vec<Span>) -> Vec<ChunkTuple> {
 /// The measure of the fixed-window splitters, which size their windows themselves (code
 /// points, or the tokenizer's own token edges) and never call a counter: a built-in unit,
 /// so that they run with the GIL released like every other built-in measure.
-static WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
+const WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
 
 /// One document of the recursive splitter (`with_counts`: see
 /// [`recursive::split_measured`]).
@@ -95,23 +93,6 @@ impl ArrowJob for Recursive {
     }
 }
 
-/// LangChain's `RecursiveCharacterTextSplitter`, configured once (regexes compiled here).
-#[pyclass(frozen, module = "ragchunk._core", name = "RecursiveSplitter")]
-pub(super) struct PyRecursive {
-    job: Recursive,
-    measure: Measure,
-}
-
-impl Configured for PyRecursive {
-    type Job = Recursive;
-    fn job(&self) -> &Recursive {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
-}
-
 fn keep_separator(value: &str) -> PyResult<KeepSeparator> {
     match value {
         "start" => Ok(KeepSeparator::Start),
@@ -123,77 +104,80 @@ fn keep_separator(value: &str) -> PyResult<KeepSeparator> {
     }
 }
 
-chunker_class!(PyRecursive {
-    /// `separators`: `(text, rust_regex)` pairs; `rust_regex` is `None` for a literal.
-    #[new]
-    #[pyo3(signature = (chunk_size, chunk_overlap, separators, keep_separator, strip_whitespace, length="tokens", encoding_name=None, counter=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        chunk_overlap: usize,
-        separators: Vec<(String, Option<String>)>,
-        keep_separator: &str,
-        strip_whitespace: bool,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
-            if separators.is_empty() {
-                return Err(PyValueError::new_err("separators must not be empty"));
-            }
-            let keep_separator = self::keep_separator(keep_separator)?;
-            let mut seps = Vec::with_capacity(separators.len());
-            for (i, (text, pattern)) in separators.iter().enumerate() {
-                seps.push(match pattern {
-                    None => Separator::literal(text),
-                    Some(p) => {
-                        let re = regex::Regex::new(p).map_err(|e| {
-                            PyValueError::new_err(format!("separators[{i}]: invalid regex: {e}"))
-                        })?;
-                        Separator::regex(text, re)
-                    }
-                });
-            }
-            Ok(PyRecursive {
-                job: Recursive(RecursiveConfig {
-                    chunk_size,
-                    chunk_overlap,
-                    separators: seps,
-                    keep_separator,
-                    strip_whitespace,
-                }),
-                measure: Measure::new(length, encoding_name, counter)?,
+chunker_class! {
+    /// LangChain's `RecursiveCharacterTextSplitter`, configured once (regexes compiled here).
+    PyRecursive("RecursiveSplitter"): Recursive {
+        /// `separators`: `(text, rust_regex)` pairs; `rust_regex` is `None` for a literal.
+        #[new]
+        #[pyo3(signature = (chunk_size, chunk_overlap, separators, keep_separator, strip_whitespace, length="tokens", encoding_name=None, counter=None))]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            chunk_size: usize,
+            chunk_overlap: usize,
+            separators: Vec<(String, Option<String>)>,
+            keep_separator: &str,
+            strip_whitespace: bool,
+            length: &str,
+            encoding_name: Option<&str>,
+            counter: Option<Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
+                if separators.is_empty() {
+                    return Err(PyValueError::new_err("separators must not be empty"));
+                }
+                let keep_separator = self::keep_separator(keep_separator)?;
+                let mut seps = Vec::with_capacity(separators.len());
+                for (i, (text, pattern)) in separators.iter().enumerate() {
+                    seps.push(match pattern {
+                        None => Separator::literal(text),
+                        Some(p) => {
+                            let re = regex::Regex::new(p).map_err(|e| {
+                                PyValueError::new_err(format!("separators[{i}]: invalid regex: {e}"))
+                            })?;
+                            Separator::regex(text, re)
+                        }
+                    });
+                }
+                Ok(PyRecursive {
+                    job: Recursive(RecursiveConfig {
+                        chunk_size,
+                        chunk_overlap,
+                        separators: seps,
+                        keep_separator,
+                        strip_whitespace,
+                    }),
+                    measure: Measure::new(length, encoding_name, counter)?,
+                })
             })
-        })
-    }
+        }
 
-    /// Just the chunk strings of one text (LangChain's `split_text`), built here: slices of
-    /// `text` (or the re-joined text), with no tuples or counts crossing into Python.
-    fn split_text<'py>(
-        &self,
-        py: Python<'py>,
-        text: Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        contain(py, || {
-            let job = RecursiveDoc {
-                cfg: &self.job.0,
-                with_counts: false,
-            };
-            let chunks = split_one(py, &job, text.to_str()?, &self.measure)?;
-            let mut strings = Vec::with_capacity(chunks.len());
-            for (start, end, _, joined) in chunks {
-                strings.push(match joined {
-                    Some(j) => PyString::new(py, &j).into_any(),
-                    None => substring(&text, start, end)?,
-                });
-            }
-            PyList::new(py, strings)
-        })
+        /// Just the chunk strings of one text (LangChain's `split_text`), built here: slices of
+        /// `text` (or the re-joined text), with no tuples or counts crossing into Python.
+        fn split_text<'py>(
+            &self,
+            py: Python<'py>,
+            text: Bound<'py, PyString>,
+        ) -> PyResult<Bound<'py, PyList>> {
+            contain(py, || {
+                let job = RecursiveDoc {
+                    cfg: &self.job.0,
+                    with_counts: false,
+                };
+                let chunks = split_one(py, &job, text.to_str()?, &self.measure)?;
+                let mut strings = Vec::with_capacity(chunks.len());
+                for (start, end, _, joined) in chunks {
+                    strings.push(match joined {
+                        Some(j) => PyString::new(py, &j).into_any(),
+                        None => substring(&text, start, end)?,
+                    });
+                }
+                PyList::new(py, strings)
+            })
+        }
     }
-});
+}
 
 /// One document of the character splitter.
 pub(super) struct CharacterDoc {
@@ -218,33 +202,30 @@ impl ArrowJob for CharacterDoc {
     }
 }
 
-/// Fixed windows of characters, configured once: `(start, end, size, None)` per window.
-#[pyclass(frozen, module = "ragchunk._core", name = "CharacterSplitter")]
-pub(super) struct PyCharacter(CharacterDoc);
-
-impl Configured for PyCharacter {
-    type Job = CharacterDoc;
-    fn job(&self) -> &CharacterDoc {
-        &self.0
-    }
-    fn measure(&self) -> &Measure {
-        &WINDOWS
+chunker_class! {
+    /// Fixed windows of characters, configured once: `(start, end, size, None)` per window.
+    PyCharacter("CharacterSplitter"): CharacterDoc {
+        #[new]
+        fn new(
+            py: Python<'_>,
+            chunk_size: usize,
+            chunk_overlap: usize,
+            drop_last: bool,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
+                Ok(PyCharacter {
+                    job: CharacterDoc {
+                        chunk_size,
+                        chunk_overlap,
+                        drop_last,
+                    },
+                    measure: WINDOWS,
+                })
+            })
+        }
     }
 }
-
-chunker_class!(PyCharacter {
-    #[new]
-    fn new(py: Python<'_>, chunk_size: usize, chunk_overlap: usize, drop_last: bool) -> PyResult<Self> {
-        contain(py, || {
-            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
-            Ok(PyCharacter(CharacterDoc {
-                chunk_size,
-                chunk_overlap,
-                drop_last,
-            }))
-        })
-    }
-});
 
 /// One document of the token window splitter.
 pub(super) struct TokenWindowDoc {
@@ -269,39 +250,31 @@ impl ArrowJob for TokenWindowDoc {
     }
 }
 
-/// Token windows over a built-in encoding, cut at character boundaries, configured once:
-/// `(start, end, tokens, None)` per window.
-#[pyclass(frozen, module = "ragchunk._core", name = "TokenWindowSplitter")]
-pub(super) struct PyTokenWindow(TokenWindowDoc);
-
-impl Configured for PyTokenWindow {
-    type Job = TokenWindowDoc;
-    fn job(&self) -> &TokenWindowDoc {
-        &self.0
-    }
-    fn measure(&self) -> &Measure {
-        &WINDOWS
+chunker_class! {
+    /// Token windows over a built-in encoding, cut at character boundaries, configured once:
+    /// `(start, end, tokens, None)` per window.
+    PyTokenWindow("TokenWindowSplitter"): TokenWindowDoc {
+        #[new]
+        fn new(
+            py: Python<'_>,
+            chunk_size: usize,
+            chunk_overlap: usize,
+            encoding_name: &str,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
+                Ok(PyTokenWindow {
+                    job: TokenWindowDoc {
+                        tok: encoding(encoding_name)?,
+                        chunk_size,
+                        chunk_overlap,
+                    },
+                    measure: WINDOWS,
+                })
+            })
+        }
     }
 }
-
-chunker_class!(PyTokenWindow {
-    #[new]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        chunk_overlap: usize,
-        encoding_name: &str,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            let (chunk_size, chunk_overlap) = checked_sizes(chunk_size, chunk_overlap)?;
-            Ok(PyTokenWindow(TokenWindowDoc {
-                tok: encoding(encoding_name)?,
-                chunk_size,
-                chunk_overlap,
-            }))
-        })
-    }
-});
 
 /// One document of the sentence splitter.
 pub(super) struct SentenceDoc(sentence::SentenceConfig);
@@ -327,47 +300,33 @@ impl ArrowJob for SentenceDoc {
     }
 }
 
-/// Whole sentences packed up to `chunk_size`, configured once: `(start, end, size, None)`
-/// per chunk.
-#[pyclass(frozen, module = "ragchunk._core", name = "SentenceSplitter")]
-pub(super) struct PySentence {
-    job: SentenceDoc,
-    measure: Measure,
-}
-
-impl Configured for PySentence {
-    type Job = SentenceDoc;
-    fn job(&self) -> &SentenceDoc {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
-}
-
-chunker_class!(PySentence {
-    #[new]
-    #[pyo3(signature = (chunk_size, chunk_overlap_sentences, length="tokens", encoding_name=None, counter=None))]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        chunk_overlap_sentences: usize,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            let config = sentence::SentenceConfig {
-                chunk_size: checked_size(chunk_size)?,
-                overlap_sentences: chunk_overlap_sentences,
-            };
-            Ok(PySentence {
-                job: SentenceDoc(config),
-                measure: Measure::new(length, encoding_name, counter)?,
+chunker_class! {
+    /// Whole sentences packed up to `chunk_size`, configured once: `(start, end, size, None)`
+    /// per chunk.
+    PySentence("SentenceSplitter"): SentenceDoc {
+        #[new]
+        #[pyo3(signature = (chunk_size, chunk_overlap_sentences, length="tokens", encoding_name=None, counter=None))]
+        fn new(
+            py: Python<'_>,
+            chunk_size: usize,
+            chunk_overlap_sentences: usize,
+            length: &str,
+            encoding_name: Option<&str>,
+            counter: Option<Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                let config = sentence::SentenceConfig {
+                    chunk_size: checked_size(chunk_size)?,
+                    overlap_sentences: chunk_overlap_sentences,
+                };
+                Ok(PySentence {
+                    job: SentenceDoc(config),
+                    measure: Measure::new(length, encoding_name, counter)?,
+                })
             })
-        })
+        }
     }
-});
+}
 
 /// Sentence spans `(start, end)` in code points.
 #[pyfunction]

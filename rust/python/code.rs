@@ -6,7 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::arrow::{ArrowJob, CharCursor, DocRows};
-use super::chunker::{checked_size, chunker_class, Configured, Measure, PerDoc};
+use super::chunker::{checked_size, chunker_class, Measure, PerDoc};
 use super::guard::contain;
 
 /// `(start, end, size, symbols, start_line, end_line)`, code points, lines 1-based inclusive.
@@ -67,43 +67,29 @@ impl ArrowJob for CodeDoc {
     }
 }
 
-/// `CodeSplitter`, configured once: `(start, end, size, symbols, start_line, end_line)` chunks.
-#[pyclass(frozen, module = "ragchunk._core", name = "CodeSplitter")]
-pub(super) struct PyCode {
-    job: CodeDoc,
-    measure: Measure,
-}
-
-impl Configured for PyCode {
-    type Job = CodeDoc;
-    fn job(&self) -> &CodeDoc {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
-}
-
-chunker_class!(PyCode {
-    #[new]
-    #[pyo3(signature = (language, chunk_size, length="tokens", encoding_name=None, counter=None))]
-    fn new(
-        py: Python<'_>,
-        language: &str,
-        chunk_size: usize,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            Ok(PyCode {
-                job: CodeDoc {
-                    lang: code_lang(language)?,
-                    language: language.to_owned(),
-                    chunk_size: checked_size(chunk_size)?,
-                },
-                measure: Measure::new(length, encoding_name, counter)?,
+chunker_class! {
+    /// `CodeSplitter`, configured once: `(start, end, size, symbols, start_line, end_line)` chunks.
+    PyCode("CodeSplitter"): CodeDoc {
+        #[new]
+        #[pyo3(signature = (language, chunk_size, length="tokens", encoding_name=None, counter=None))]
+        fn new(
+            py: Python<'_>,
+            language: &str,
+            chunk_size: usize,
+            length: &str,
+            encoding_name: Option<&str>,
+            counter: Option<Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                Ok(PyCode {
+                    job: CodeDoc {
+                        lang: code_lang(language)?,
+                        language: language.to_owned(),
+                        chunk_size: checked_size(chunk_size)?,
+                    },
+                    measure: Measure::new(length, encoding_name, counter)?,
+                })
             })
-        })
+        }
     }
-});
+}

@@ -14,8 +14,7 @@ use crate::splitters::title_tree::{self, TitleTreeError};
 use crate::tokenizer::TokenCounter;
 
 use super::arrow::{ArrowJob, CharCursor, DocRows};
-use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Configured};
-use super::chunker::{Measure, PerDoc};
+use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Measure, PerDoc};
 use super::guard::{contain, detached};
 
 /// One packed chunk (Markdown, HTML) for Python: code-point `(start, end)`, size, section
@@ -107,51 +106,44 @@ impl ArrowJob for MarkdownDoc {
     }
 }
 
-/// `MarkdownSplitter`, configured once: each document's chunks and its sections' heading
-/// paths.
-#[pyclass(frozen, module = "ragchunk._core", name = "MarkdownSplitter")]
-pub(super) struct PyMarkdown {
-    job: MarkdownDoc,
-    measure: Measure,
+/// The Markdown and HTML splitter classes, configured alike (sizes, the heading levels that
+/// start sections, whether their headings stay in the text, the measure); their jobs differ.
+macro_rules! section_class {
+    ($(#[$doc:meta])* $class:ident($name:literal): $job:ident) => {
+        chunker_class! {
+            $(#[$doc])*
+            $class($name): $job {
+                #[new]
+                #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
+                #[allow(clippy::too_many_arguments)]
+                fn new(
+                    py: Python<'_>,
+                    chunk_size: usize,
+                    chunk_overlap: usize,
+                    levels: Vec<usize>,
+                    strip_headers: bool,
+                    length: &str,
+                    encoding_name: Option<&str>,
+                    counter: Option<Bound<'_, PyAny>>,
+                ) -> PyResult<Self> {
+                    contain(py, || {
+                        let opts = pack_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+                        Ok($class {
+                            job: $job(opts),
+                            measure: Measure::new(length, encoding_name, counter)?,
+                        })
+                    })
+                }
+            }
+        }
+    };
 }
 
-impl Configured for PyMarkdown {
-    type Job = MarkdownDoc;
-    fn job(&self) -> &MarkdownDoc {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
+section_class! {
+    /// `MarkdownSplitter`, configured once: each document's chunks and its sections' heading
+    /// paths.
+    PyMarkdown("MarkdownSplitter"): MarkdownDoc
 }
-
-chunker_class!(PyMarkdown {
-    #[new]
-    #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        chunk_overlap: usize,
-        levels: Vec<usize>,
-        strip_headers: bool,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            Ok(PyMarkdown {
-                job: MarkdownDoc(pack_options(
-                    chunk_size,
-                    chunk_overlap,
-                    &levels,
-                    strip_headers,
-                )?),
-                measure: Measure::new(length, encoding_name, counter)?,
-            })
-        })
-    }
-});
 
 /// `HTMLSplitter.split`: the laid-out text, its chunks (as [`PackedChunkPy`], offsets into that
 /// text) and the sections' heading paths.
@@ -178,50 +170,10 @@ impl ArrowJob for HtmlDoc {
     }
 }
 
-/// `HTMLSplitter`, configured once: each document's laid-out text, chunks and sections.
-#[pyclass(frozen, module = "ragchunk._core", name = "HTMLSplitter")]
-pub(super) struct PyHtml {
-    job: HtmlDoc,
-    measure: Measure,
+section_class! {
+    /// `HTMLSplitter`, configured once: each document's laid-out text, chunks and sections.
+    PyHtml("HTMLSplitter"): HtmlDoc
 }
-
-impl Configured for PyHtml {
-    type Job = HtmlDoc;
-    fn job(&self) -> &HtmlDoc {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
-}
-
-chunker_class!(PyHtml {
-    #[new]
-    #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        chunk_overlap: usize,
-        levels: Vec<usize>,
-        strip_headers: bool,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            Ok(PyHtml {
-                job: HtmlDoc(pack_options(
-                    chunk_size,
-                    chunk_overlap,
-                    &levels,
-                    strip_headers,
-                )?),
-                measure: Measure::new(length, encoding_name, counter)?,
-            })
-        })
-    }
-});
 
 /// `HTMLSplitter.extract_text`: the laid-out text chunk offsets index into.
 #[pyfunction]
@@ -344,70 +296,56 @@ impl PerDoc for FacadeTree<'_> {
     }
 }
 
-/// `TitleTreeChunker`, configured once: chunks of a text's title tree (laid out here from
-/// the configured title source), or of a tree laid out by the facade (`split_layout`).
-/// Offsets in and out are code points.
-#[pyclass(frozen, module = "ragchunk._core", name = "TitleTreeChunker")]
-pub(super) struct PyTitleTree {
-    job: TitleTreeDoc,
-    measure: Measure,
-}
-
-impl Configured for PyTitleTree {
-    type Job = TitleTreeDoc;
-    fn job(&self) -> &TitleTreeDoc {
-        &self.job
-    }
-    fn measure(&self) -> &Measure {
-        &self.measure
-    }
-}
-
-chunker_class!(PyTitleTree {
-    #[new]
-    #[pyo3(signature = (chunk_size, title_source, length="tokens", encoding_name=None, counter=None))]
-    fn new(
-        py: Python<'_>,
-        chunk_size: usize,
-        title_source: &str,
-        length: &str,
-        encoding_name: Option<&str>,
-        counter: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            let source = TitleSource::from_name(title_source).ok_or_else(|| {
-                PyValueError::new_err(format!("unknown title_source {title_source:?}"))
-            })?;
-            Ok(PyTitleTree {
-                job: TitleTreeDoc {
-                    budget: checked_size(chunk_size)?,
-                    source,
-                },
-                measure: Measure::new(length, encoding_name, counter)?,
+chunker_class! {
+    /// `TitleTreeChunker`, configured once: chunks of a text's title tree (laid out here from
+    /// the configured title source), or of a tree laid out by the facade (`split_layout`).
+    /// Offsets in and out are code points.
+    PyTitleTree("TitleTreeChunker"): TitleTreeDoc {
+        #[new]
+        #[pyo3(signature = (chunk_size, title_source, length="tokens", encoding_name=None, counter=None))]
+        fn new(
+            py: Python<'_>,
+            chunk_size: usize,
+            title_source: &str,
+            length: &str,
+            encoding_name: Option<&str>,
+            counter: Option<Bound<'_, PyAny>>,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                let source = TitleSource::from_name(title_source).ok_or_else(|| {
+                    PyValueError::new_err(format!("unknown title_source {title_source:?}"))
+                })?;
+                Ok(PyTitleTree {
+                    job: TitleTreeDoc {
+                        budget: checked_size(chunk_size)?,
+                        source,
+                    },
+                    measure: Measure::new(length, encoding_name, counter)?,
+                })
             })
-        })
-    }
+        }
 
-    /// The chunks `(start, end, size, node)` of a tree laid out by the facade: its text, each
-    /// node's parent (negative for the root) and the items `(node, start, end)`.
-    fn split_layout(
-        &self,
-        py: Python<'_>,
-        text: PyBackedStr,
-        parents: Vec<i64>,
-        items: Vec<(usize, usize, usize)>,
-    ) -> PyResult<Vec<TreeChunkPy>> {
-        contain(py, || {
-            let parents: Vec<usize> = parents
-                .iter()
-                .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
-                .collect();
-            let job = FacadeTree {
-                parents: &parents,
-                items: &items,
-                budget: self.job.budget,
-            };
-            split_one(py, &job, &text, &self.measure)?.map_err(PyValueError::new_err)
-        })
+        /// The chunks `(start, end, size, node)` of a tree laid out by the facade: its text, each
+        /// node's parent (negative for the root) and the items `(node, start, end)`.
+        fn split_layout(
+            &self,
+            py: Python<'_>,
+            text: PyBackedStr,
+            parents: Vec<i64>,
+            items: Vec<(usize, usize, usize)>,
+        ) -> PyResult<Vec<TreeChunkPy>> {
+            contain(py, || {
+                let parents: Vec<usize> = parents
+                    .iter()
+                    .map(|&p| usize::try_from(p).unwrap_or(usize::MAX))
+                    .collect();
+                let job = FacadeTree {
+                    parents: &parents,
+                    items: &items,
+                    budget: self.job.budget,
+                };
+                split_one(py, &job, &text, &self.measure)?.map_err(PyValueError::new_err)
+            })
+        }
     }
-});
+}
