@@ -32,6 +32,19 @@ fn tuples(spans: Vec<Span>) -> Vec<ChunkTuple> {
 /// so that they run with the GIL released like every other built-in measure.
 const WINDOWS: Measure = Measure::Builtin(UnitCount::Chars);
 
+/// The classic splitters' chunks are `(start, end, size, joined)` tuples, as Arrow rows too.
+macro_rules! classic_rows {
+    ($($job:ty),*) => {$(
+        impl ArrowJob for $job {
+            fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
+                tuple_rows(doc, out, rows);
+            }
+        }
+    )*};
+}
+
+classic_rows!(Recursive, CharacterDoc, TokenWindowDoc, SentenceDoc);
+
 /// One document of the recursive splitter (`with_counts`: see
 /// [`recursive::split_measured`]).
 struct RecursiveDoc<'a> {
@@ -84,12 +97,6 @@ impl Recursive {
             cfg: &self.0,
             with_counts: true,
         }
-    }
-}
-
-impl ArrowJob for Recursive {
-    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        tuple_rows(doc, out, rows);
     }
 }
 
@@ -196,12 +203,6 @@ impl PerDoc for CharacterDoc {
     }
 }
 
-impl ArrowJob for CharacterDoc {
-    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        tuple_rows(doc, out, rows);
-    }
-}
-
 chunker_class! {
     /// Fixed windows of characters, configured once: `(start, end, size, None)` per window.
     PyCharacter("CharacterSplitter"): CharacterDoc {
@@ -241,12 +242,6 @@ impl PerDoc for TokenWindowDoc {
     fn run<C: TokenCounter>(&self, text: &str, _: &C) -> Result<Self::Out, C::Error> {
         let spans = token_window::split(self.tok, text, self.chunk_size, self.chunk_overlap);
         Ok(tuples(spans_in_chars(text, spans)))
-    }
-}
-
-impl ArrowJob for TokenWindowDoc {
-    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        tuple_rows(doc, out, rows);
     }
 }
 
@@ -291,12 +286,6 @@ impl PerDoc for SentenceDoc {
     fn run_builtin(&self, text: &str, unit: UnitCount) -> Self::Out {
         let spans = sentence::split_builtin(text, self.0, unit);
         tuples(spans_in_chars(text, spans))
-    }
-}
-
-impl ArrowJob for SentenceDoc {
-    fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        tuple_rows(doc, out, rows);
     }
 }
 
