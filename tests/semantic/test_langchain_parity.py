@@ -92,3 +92,33 @@ def test_compat_refuses_a_maximum() -> None:
         SemanticChunker(hashed_counts, langchain_compat=True, chunk_size=100)
     with pytest.raises(ValueError, match="breakpoint_threshold_type"):
         SemanticChunker(hashed_counts, "local_minima", langchain_compat=True)
+
+
+class _Stateful:
+    """A LangChain ``Embeddings`` whose vectors depend on the call, as a mock with per-call
+    state or a hosted API's batching can: each text's vector mixes in its position within
+    the call, and every call is recorded."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        rows = hashed_counts(texts).tolist()
+        for i, row in enumerate(rows):
+            row[0] += float(i % 3)  # small integers: exact in float32 and float64 alike
+        return rows
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+@pytest.mark.parametrize("kind", TYPES)
+def test_embedder_called_as_langchain_calls_it(kind: str) -> None:
+    text = "Same. Same. A cat sat. The cat slept. Same. Stocks fell. Stocks rose. Same."
+    mine, yours = _Stateful(), _Stateful()
+    a = SemanticChunker(mine, breakpoint_threshold_type=kind, langchain_compat=True)
+    b = lc.SemanticChunker(yours, breakpoint_threshold_type=kind)
+    assert a.split_text(text) == b.split_text(text)
+    assert mine.calls == yours.calls
+    assert len(mine.calls) == 1

@@ -218,6 +218,33 @@ class ManagedEmbedder:
             ) from exc
         return check_embeddings(result, len(texts), "embedder's result")
 
+    def embed_in_order(self, texts: list[str]) -> Any:
+        """``(len(texts), dim)`` float32 vectors from ONE call of the embedder with ``texts``
+        exactly as given: no de-duplication, sorting, batching or cache, for callers that
+        must call the embedder as another library does (an embedder whose vectors depend on
+        the call, such as a mock with per-call state or a hosted API's batching, then gives
+        the same vectors). Validated like :meth:`embed`; the window guard applies.
+
+        >>> calls = []
+        >>> e = as_embedder(lambda texts: calls.append(list(texts)) or [[1.0]] * len(texts))
+        >>> e.embed_in_order(["b", "a", "b"]).shape, calls
+        ((3, 1), [['b', 'a', 'b']])
+        """
+        if isinstance(texts, str) or not isinstance(texts, Sequence):
+            raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        self.check_window(texts)
+        self.stats.requested += len(texts)
+        self.stats.unique += len(texts)
+        out = self._call(texts)
+        self.stats.embedded += len(texts)
+        return np.ascontiguousarray(out, dtype=np.float32)
+
     def embed(self, texts: list[str]) -> Any:
         """``(len(texts), dim)`` float32 vectors, row ``i`` for ``texts[i]``."""
         if isinstance(texts, str) or not isinstance(texts, Sequence):

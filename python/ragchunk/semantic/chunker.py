@@ -108,7 +108,9 @@ class SemanticChunker(EmbeddingChunker):
     single spaces (so ``metadata["rejoined"]`` is set and the text is not a source slice;
     ``start``/``end`` span its sentences), ``min_chunk_size`` in characters with LangChain's
     rule (a too-short group is carried into the next one), no maximum (``chunk_size`` must be
-    None).
+    None). The embedder is called as LangChain calls it: once per text, with every window in
+    order (no de-duplication, sorting or cache), so an embedder whose vectors depend on the
+    call gives LangChain's vectors too.
 
     Args:
         embedder: anything :func:`ragchunk.embeddings.as_embedder` accepts.
@@ -297,7 +299,10 @@ class SemanticChunker(EmbeddingChunker):
             parts.append(sentences[i])
             parts += [" " + sentences[j] for j in range(i + 1, i + 1 + b) if j < n]
             combined.append("".join(parts))
-        distances = self._embed_distances(combined)
+        # One call with the windows in order, as LangChain makes it: an embedder whose vectors
+        # depend on the call (per-call state, a hosted API's batching) gives the same vectors.
+        assert self.embedder is not None
+        distances = _numeric.distances(self.embedder.embed_in_order(combined))
         limit, array, cuts = self._breakpoints(distances)
         texts: list[str] = []
         extents: list[tuple[int, int]] = []
