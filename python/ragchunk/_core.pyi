@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "_panic_for_tests",
     "bm25_tokenize",
+    "bound_depth",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -310,6 +311,10 @@ def html_text(text: str) -> str:
 
 def html_layout(text: str) -> tuple[str, list[_TitleBlock]]:
     """HTMLSplitter's text layout and its blocks."""
+
+def bound_depth(html: str) -> str:
+    """``ragchunk.core.markup.bound_depth``: the start tags nesting past 512 (and their end
+    tags) replaced by a space; ``html`` itself when nothing is cut."""
 
 # The Markdown block scanner's blocks (MarkdownSplitter's), for TitleTreeChunker.
 def markdown_blocks(text: str) -> list[_TitleBlock]: ...
