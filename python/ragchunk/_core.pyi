@@ -16,6 +16,7 @@ __all__ = [
     "__version__",
     "_panic_for_tests",
     "bm25_tokenize",
+    "bound_depth",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -269,6 +270,10 @@ def html_text(text: str) -> str:
 
 def markdown_blocks(text: str) -> list[tuple[int, int, int, str]]:
     """The Markdown scanner's blocks (start, end, heading level or 0, heading text or "")."""
+
+def bound_depth(html: str) -> str:
+    """``ragchunk.core.markup.bound_depth``: the start tags nesting past 512 (and their end
+    tags) replaced by a space; ``html`` itself when nothing is cut."""
 
 # A text's title tree chunked: the laid-out text when it is not the input (HTML) or None,
 # the chunks (start, end, size, path) in code points, and the title paths they index.

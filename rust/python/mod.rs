@@ -13,6 +13,7 @@
 //!   the one generic path its `split` and `split_batch` share;
 //! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
 //!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
+//! * [`markup`]: the HTML nesting bound the facade applies before parsing.
 
 mod arrow;
 mod chunker;
@@ -23,6 +24,7 @@ mod counters;
 mod eval;
 mod flow;
 mod guard;
+mod markup;
 mod ragflow;
 mod semantic;
 mod strings;
@@ -69,6 +71,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structured::PyTitleTree>()?;
     m.add_function(wrap_pyfunction!(structured::html_text, m)?)?;
     m.add_function(wrap_pyfunction!(structured::markdown_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(markup::bound_depth, m)?)?;
 
     #[cfg(feature = "code")]
     m.add_class::<code::PyCode>()?;

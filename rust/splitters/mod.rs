@@ -18,6 +18,7 @@ pub mod character;
 #[cfg(feature = "code")]
 pub mod code;
 pub mod html;
+pub mod html_depth;
 pub mod lines;
 pub mod markdown;
 pub mod packer;
