@@ -41,6 +41,7 @@ use html5ever::tendril::TendrilSink;
 use html5ever::{parse_document, ParseOpts};
 use markup5ever_rcdom::{Handle, NodeData, RcDom};
 
+use super::html_depth;
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
 use super::title_tree::TitleBlock;
 use crate::text::boundaries::is_html_space;
@@ -410,11 +411,14 @@ pub fn layout_dom(document: &Handle) -> Layout {
     layout
 }
 
-/// Parses `html` (WHATWG rules, scripting disabled) and lays it out.
+/// Parses `html` (WHATWG rules, scripting disabled) and lays it out; start tags nesting
+/// past [`html_depth::MAX_DEPTH`] are removed first ([`html_depth::bound_depth`]), as the
+/// fallback removes them, so both parse the same markup.
 pub fn layout_html(html: &str) -> Layout {
+    let html = html_depth::bound_depth(html);
     let mut opts = ParseOpts::default();
     opts.tree_builder.scripting_enabled = false;
-    let dom = parse_document(RcDom::default(), opts).one(html);
+    let dom = parse_document(RcDom::default(), opts).one(&*html);
     layout_dom(&dom.document)
 }
 

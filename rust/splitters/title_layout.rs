@@ -127,8 +127,7 @@ pub fn layout_markdown(text: &str) -> TreeLayout {
     TreeBuilder::blocks(markdown::title_blocks(text))
 }
 
-/// HTML headings as titles, the other blocks of the text layout as paragraphs; `html` must
-/// already be bounded in depth (`html_depth::bound_depth`), as the facade's is.
+/// HTML headings as titles, the other blocks of the text layout as paragraphs.
 pub fn layout_html(html: &str) -> TreeLayout {
     let lay = html::layout_html(html);
     let blocks = html::title_blocks(&lay);

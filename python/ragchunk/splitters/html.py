@@ -9,7 +9,6 @@ from .._pure.splitters import html as _pure_html
 from ..core import dispatch
 from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk, MdChunkRaw
-from ..core.markup import bound_depth
 from ._common import SectionSplitter, section_chunks
 
 __all__ = ["HTMLSplitter"]
@@ -139,7 +138,7 @@ class HTMLSplitter(SectionSplitter):
         >>> HTMLSplitter(chunk_size=64).extract_text("<p>a  <b>b</b></p><ul><li>c<li>d</ul>")
         'a b\\n\\nc\\n\\nd'
         """
-        html = bound_depth(check_parsed_text(html, "html"))
+        html = check_parsed_text(html, "html")
         return dispatch.run(
             lambda core: str(core.html_text(html)), lambda: _pure_html.layout_html(html).text
         )
@@ -147,13 +146,9 @@ class HTMLSplitter(SectionSplitter):
     def split(self, html: str) -> list[Chunk]:
         """Cut one HTML document into :class:`ragchunk.Chunk` objects (offsets into
         :meth:`extract_text`)."""
-        html = bound_depth(check_parsed_text(html, "html"))
+        html = check_parsed_text(html, "html")
         text, raw, sections = self._raw(html)
         return section_chunks(text, raw, sections)
-
-    @staticmethod
-    def _docs(texts: Sequence[str]) -> list[str]:
-        return [bound_depth(d) for d in SectionSplitter._docs(texts)]
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel

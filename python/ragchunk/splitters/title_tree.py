@@ -11,7 +11,6 @@ from .._pure.splitters import title_tree as _pure
 from ..core import dispatch
 from ..core.checks import check_int, check_parsed_text
 from ..core.chunk import Chunk
-from ..core.markup import bound_depth
 from ._common import Measured, check_batch, configured, size_argument
 
 __all__ = ["TitleTreeChunker"]
@@ -214,13 +213,9 @@ class TitleTreeChunker(Measured):
             ),
         )
 
-    def _doc(self, text: str, name: str = "text") -> str:
-        text = check_parsed_text(text, name)
-        return bound_depth(text) if self.title_source == "html" else text
-
     def split(self, text: str) -> list[Chunk]:
         """Chunk a document whose titles are read from :attr:`title_source`."""
-        text = self._doc(text)
+        text = check_parsed_text(text)
         result = dispatch.run(
             lambda core: self._core(core).split(text),
             lambda: _pure_layout.split_text(
@@ -261,7 +256,7 @@ class TitleTreeChunker(Measured):
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
         texts = check_batch(texts, workers)
-        docs = [self._doc(t, f"texts[{i}]") for i, t in enumerate(texts)]
+        docs = [check_parsed_text(t, f"texts[{i}]") for i, t in enumerate(texts)]
 
         def rust(core: Any) -> list[list[Chunk]]:
             results = self._core(core).split_batch(docs, workers)

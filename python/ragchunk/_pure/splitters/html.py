@@ -267,8 +267,9 @@ def _parse(html: str) -> Any:
 
 
 def layout_html(html: str) -> Layout:
-    """Parses ``html`` (WHATWG rules, scripting disabled) and lays it out."""
-    return layout_dom(_parse(html))
+    """Parses ``html`` (WHATWG rules, scripting disabled) and lays it out; start tags nesting
+    past :data:`MAX_DEPTH` are removed first (:func:`bound_depth`), as the core removes them."""
+    return layout_dom(_parse(bound_depth(html)))
 
 
 def split_html(

@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ...core.markup import bound_depth
 from . import html as _html
 from . import markdown as _md
 from .title_tree import split_title_tree
@@ -72,7 +71,7 @@ def layout_markdown(text: str) -> TreeLayout:
 
 def layout_html(html: str) -> TreeLayout:
     """HTML headings as titles, the other blocks of the text layout as paragraphs."""
-    lay = _html.layout_html(bound_depth(html))
+    lay = _html.layout_html(html)
     out = _Builder.blocks(
         (b.start, b.end, b.level if b.kind == "heading" else 0, b.text) for b in lay.blocks
     )
