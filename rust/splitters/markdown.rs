@@ -248,7 +248,12 @@ fn heading_text(bytes: &[u8]) -> String {
 pub fn scan_blocks(text: &str) -> Vec<Block> {
     let spans = lines_of(text);
     let b = text.as_bytes();
-    let lines: Vec<&[u8]> = spans.iter().map(|&(s, e)| &b[s..e]).collect();
+    let mut lines: Vec<&[u8]> = spans.iter().map(|&(s, e)| &b[s..e]).collect();
+    // A leading byte-order mark (a file saved with one) is not part of the first line's
+    // syntax, so it does not hide a heading or a fence; it stays in the first block's span.
+    if let Some(rest) = lines[0].strip_prefix("\u{feff}".as_bytes()) {
+        lines[0] = rest;
+    }
     let n = lines.len();
     let mut blocks = Vec::new();
     let mut push = |kind: BlockKind, first: usize, last: usize| {

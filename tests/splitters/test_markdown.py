@@ -395,3 +395,12 @@ def test_invariants(size: int, length: str) -> None:
         check_chunks(
             text, splitter.split(text), budget=size, overflow_ok=lambda c: c.end - c.start == 1
         )
+
+
+def test_a_leading_byte_order_mark_does_not_hide_the_first_heading() -> None:
+    md = "\ufeff# Guide\n\nIntro.\n\n## Install\n\nRun it."
+    chunks = MarkdownSplitter(64, length="chars").split(md)
+    assert [c.metadata["headers"] for c in chunks] == [["Guide"], ["Guide", "Install"]]
+    assert chunks[0].text == "\ufeff# Guide\n\nIntro." and chunks[0].start == 0
+    fenced = MarkdownSplitter(64, length="chars").split("\ufeff```\n# not a heading\n```\n")
+    assert [c.metadata["headers"] for c in fenced] == [[]]

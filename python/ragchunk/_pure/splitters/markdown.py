@@ -168,6 +168,8 @@ def scan_blocks(text: str) -> list[Block]:
     """The blocks of ``text``; rules documented on the Rust ``scan_blocks``."""
     spans = _lines(text)
     lines = [text[s:e] for s, e in spans]
+    # A leading byte-order mark is not part of the first line's syntax (it stays in the span).
+    lines[0] = lines[0].removeprefix("\ufeff")
     n = len(lines)
     blocks: list[Block] = []
 
