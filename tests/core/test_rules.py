@@ -38,9 +38,10 @@ def test_every_list_is_non_empty_and_duplicate_free() -> None:
     for key, (line, values) in records.items():
         assert len(set(values)) == len(values), f"line {line}: {key}"
         assert values or key in may_be_empty, f"line {line}: {key} is empty"
-    assert set(records) == set(rules._FIXED_KEYS) | {
+    assert set(records) == set(rules._FIXED_KEYS) | set(rules.CHAR_KEYS) | {
         f"code.{n}.{f}" for n in LANGUAGES for f in rules._FIELDS
     }
+    assert [k for k in records if k.startswith("chars.")] == list(rules.CHAR_KEYS)
 
 
 @pytest.mark.single_backend
@@ -111,14 +112,25 @@ def test_a_plain_word_still_breaks() -> None:
     assert SentenceSplitter.sentences("See Word. Next one.") == ["See Word.", "Next one."]
 
 
-#: A minimal valid file, with something appended (its lines: 1 abbreviations, 2 separators,
-#: 3 languages, 4 need_body, 5 fn_values, 6-8 the language's records).
+#: Every character set holding `a`, one line each (the end of a minimal file).
+_CHARS = "".join(f"{key} a\n" for key in rules.CHAR_KEYS)
+
+
+#: A minimal valid file, with something inserted (its lines: 1 abbreviations, 2 separators,
+#: 3 languages, 4 need_body, 5 fn_values, 6-8 the language's records, then ``extra``, then
+#: every character set, from line 9 when ``extra`` is one line or none).
 def _file(extra: str = "") -> str:
     return (
         'sentence.abbreviations mr\nsentence.separators " " ""\ncode.languages x\n'
         "code.need_body a\ncode.fn_values b\ncode.x.aliases\ncode.x.defs d\ncode.x.wrappers\n"
         + extra
+        + _CHARS
     )
+
+
+def _with_set(key: str, values: str) -> str:
+    """The minimal file with the set ``key`` holding ``values`` instead of ``a``."""
+    return _file().replace(f"\n{key} a\n", f"\n{key} {values}\n")
 
 
 def test_format_quoting_continuations_and_comments() -> None:
@@ -126,7 +138,7 @@ def test_format_quoting_continuations_and_comments() -> None:
         "# head\n\nsentence.abbreviations a\n  # between\n\tb  c\r\n"
         'sentence.separators "; " "\\"\\\\\\n\\t" ""\n'
         "code.languages x\ncode.need_body a\ncode.fn_values b\n"
-        "code.x.aliases y\ncode.x.defs d\ncode.x.wrappers\n"
+        "code.x.aliases y\ncode.x.defs d\ncode.x.wrappers\n" + _CHARS
     )
     r = parse_rules(text)
     assert r.abbreviations == {"a", "b", "c"}
@@ -168,3 +180,51 @@ def test_corrupt_lines_are_named(text: str, line: int | None, message: str) -> N
     assert str(info.value) == f"{where}: {message}"
     assert info.value.line == line
     assert isinstance(info.value, ValueError)
+
+
+def test_character_sets_literal_code_points_and_ranges() -> None:
+    text = _with_set(
+        "chars.whitespace.hard_cap", 'U+0009 "\\"" é U+0041..U+0043 U+10FFFF\n  " " U+1F600'
+    )
+    r = parse_rules(text)
+    assert r.chars["chars.whitespace.hard_cap"] == set('\t"éABC\U0010ffff 😀')
+    assert r.chars["chars.openers.sentence"] == {"a"}
+    assert tuple(r.chars) == rules.CHAR_KEYS
+
+
+_HC = "chars.whitespace.hard_cap"
+_NOT_A_CHAR = "is not one character, `U+XXXX` or `U+XXXX..U+YYYY`"
+_NO_SCALAR = "surrogates and code points above U+10FFFF are not characters"
+
+
+# The same inputs and messages as the Rust loader's test `corrupt_character_sets_are_named`.
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        *[(_with_set(_HC, v), 9, f"`{v}` in `{_HC}` {_NOT_A_CHAR}") for v in (
+            "U+00e9", "ab", "U+41", "U+0000041", "U+0041..", "..", "u+0041", "U+0041-U+0042",
+            "U+0041..U+0042..U+0043", "U+00G1", "e\u0301",
+        )],
+        (_with_set(_HC, '""'), 9, f"`` in `{_HC}` {_NOT_A_CHAR}"),
+        *[(_with_set(_HC, v), 9, f"`{v}` in `{_HC}`: a range must go upwards")
+          for v in ("U+0042..U+0041", "U+0041..U+0041")],
+        *[(_with_set(_HC, v), 9, f"`{v}` in `{_HC}`: {_NO_SCALAR}")
+          for v in ("U+D800", "U+DFFF", "U+110000", "U+D7FF..U+E000", "U+0041..U+D800")],
+        (_with_set(_HC, "a U+0061"), 9, f"U+0061 is twice in `{_HC}`"),
+        (_with_set(_HC, "U+0040..U+0042\n  A"), 9, f"U+0041 is twice in `{_HC}`"),
+        (_with_set(_HC, "a a"), 9, f"duplicate value `a` in `{_HC}`"),
+        (_with_set("chars.whitespace.code", "U+0020 U+00A0"), 13,
+         "`chars.whitespace.code` must be ASCII (its splitter compares bytes): U+00A0"),
+        (_file().replace(f"{_HC} a", _HC), 9, f"`{_HC}` needs at least one value"),
+        (_file().replace("chars.openers.sentence a\n", ""), None,
+         "missing key `chars.openers.sentence`"),
+        (_file("chars.whitespace.nbsp U+00A0\n"), 9, "unknown key `chars.whitespace.nbsp`"),
+    ],
+)  # fmt: skip
+@pytest.mark.single_backend
+def test_corrupt_character_sets_are_named(text: str, line: int | None, message: str) -> None:
+    with pytest.raises(RulesError) as info:
+        parse_rules(text)
+    where = f"splitter_rules.txt, line {line}" if line is not None else "splitter_rules.txt"
+    assert str(info.value) == f"{where}: {message}"
+    assert info.value.line == line
