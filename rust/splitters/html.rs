@@ -43,7 +43,7 @@ use markup5ever_rcdom::{Handle, NodeData, RcDom};
 
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
 use super::title_tree::TitleBlock;
-use crate::text::boundaries::is_html_space;
+use crate::text::boundaries::boundaries;
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
@@ -138,8 +138,9 @@ struct Collapser {
 
 impl Collapser {
     fn text(&mut self, t: &str) {
+        let ws = boundaries().html_space;
         for c in t.chars() {
-            if is_html_space(c) {
+            if ws.contains(c) {
                 self.pending = true;
             } else {
                 if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
@@ -222,7 +223,10 @@ fn raw_text(node: &Handle) -> String {
             Kind::Other => {}
         }
     }
-    let t = out.trim_start_matches('\n').trim_end_matches(is_html_space);
+    let ws = boundaries().html_space;
+    let t = out
+        .trim_start_matches('\n')
+        .trim_end_matches(|c| ws.contains(c));
     t.to_owned()
 }
 
