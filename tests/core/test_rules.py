@@ -9,9 +9,15 @@ behave the same on both backends.
 from __future__ import annotations
 
 import importlib.resources
+import re
 
 import pytest
+from ragchunk._pure.ragflow import flow as pure_flow
+from ragchunk._pure.ragflow.merge import hard_cap as pure_hard_cap
 from ragchunk._pure.splitters import code as pure_code
+from ragchunk._pure.splitters import html as pure_html
+from ragchunk._pure.splitters import packer as pure_packer
+from ragchunk._pure.splitters import recursive as pure_recursive
 from ragchunk._pure.splitters import sentence as pure_sentence
 from ragchunk.core import rules
 from ragchunk.core.rules import RulesError, parse_rules
@@ -87,6 +93,43 @@ def test_pure_modules_use_the_loaders_values() -> None:
     assert pure_code._WRAPPERS == {n: rules.code_wrappers(n) for n in rules.code_languages()}
     assert pure_code._NEED_BODY == rules.need_body_kinds()
     assert pure_code._FN_VALUES == rules.fn_value_kinds()
+
+
+@pytest.mark.single_backend
+def test_pure_modules_use_the_loaders_character_sets() -> None:
+    def chars(key: str) -> frozenset[str]:
+        return rules.char_set(key)
+
+    assert pure_packer._WS == chars("chars.whitespace.packer")
+    assert pure_packer._CJK_STOP == chars("chars.terminators.packer_cjk")
+    assert pure_packer._ASCII_STOP == chars("chars.terminators.ascii")
+    assert pure_hard_cap._WS == chars("chars.whitespace.hard_cap")
+    assert pure_hard_cap._CJK_TERM == chars("chars.terminators.hard_cap_cjk")
+    assert pure_hard_cap._TERM == chars("chars.terminators.ascii") | pure_hard_cap._CJK_TERM
+    assert set(pure_html._HTML_WS) == chars("chars.whitespace.html")
+    assert {chr(b) for b in pure_code._GAP_WS} == chars("chars.whitespace.code")
+    assert set(pure_recursive.STRIP) == chars("chars.whitespace.langchain")
+    assert pure_sentence._SPACE == chars("chars.whitespace.langchain")
+    assert pure_sentence._CJK_TERMINATORS == chars("chars.terminators.sentence_cjk")
+    assert pure_sentence._LATIN_TERMINATORS == chars("chars.terminators.sentence_latin")
+    assert pure_sentence._CLOSERS == chars("chars.closers.sentence")
+    assert set(pure_sentence._OPENERS) == chars("chars.openers.sentence")
+    flow = "".join(re.escape(c) for c in sorted(chars("chars.terminators.flow")))
+    assert pure_flow._SENTENCE.pattern == f"([{flow}]|\\. )"
+
+
+@pytest.mark.single_backend
+def test_whitespace_sets_are_the_rules_they_are_named_after() -> None:
+    every = [chr(cp) for cp in range(0x110000)]
+    langchain = rules.char_set("chars.whitespace.langchain")
+    # Python's str.isspace, exactly (this Python's Unicode tables).
+    assert langchain == {c for c in every if c.isspace()}
+    # Unicode White_Space (Rust's char::is_whitespace; its own test is in Rust): isspace less
+    # the information separators U+001C..U+001F.
+    assert rules.char_set("chars.whitespace.hard_cap") == langchain - set("\x1c\x1d\x1e\x1f")
+    for key in ("chars.whitespace.packer", "chars.whitespace.html", "chars.whitespace.code"):
+        assert rules.char_set(key) < rules.char_set("chars.whitespace.hard_cap"), key
+    assert all(c.isascii() for c in rules.char_set("chars.whitespace.code"))
 
 
 @pytest.mark.single_backend
