@@ -137,19 +137,31 @@ struct Collapser {
 }
 
 impl Collapser {
+    /// Adds `t`: each run of HTML whitespace becomes one pending space, written before the
+    /// next word unless it would start a line.
     fn text(&mut self, t: &str) {
         let ws = boundaries().html_space;
-        for c in t.chars() {
+        let mut word = 0; // where the current run of non-whitespace began
+        for (i, c) in t.char_indices() {
             if ws.contains(c) {
+                self.word(&t[word..i]);
                 self.pending = true;
-            } else {
-                if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
-                    self.buf.push(' ');
-                }
-                self.pending = false;
-                self.buf.push(c);
+                word = i + c.len_utf8();
             }
         }
+        self.word(&t[word..]);
+    }
+
+    /// Adds a run of non-whitespace (nothing when empty), after the pending space if any.
+    fn word(&mut self, w: &str) {
+        if w.is_empty() {
+            return;
+        }
+        if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+            self.buf.push(' ');
+        }
+        self.pending = false;
+        self.buf.push_str(w);
     }
 
     fn space(&mut self) {
