@@ -90,6 +90,10 @@ pub fn sentences(text: &str) -> Vec<Span> {
             i += 1;
             continue;
         }
+        if !terminator.contains(c) {
+            i += 1; // most characters: one test, not one per kind of terminator
+            continue;
+        }
         if cjk.contains(c) {
             let mut j = i + 1;
             while j < n && terminator.contains(chars[j].1) {

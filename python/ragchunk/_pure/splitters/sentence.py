@@ -55,6 +55,9 @@ def sentences(text: str) -> list[tuple[int, int]]:
             bounds.append(i)
             i += 1
             continue
+        if c not in _TERMINATORS:
+            i += 1  # most characters: one test, not one per kind of terminator
+            continue
         if c in _CJK_TERMINATORS:
             j = i + 1
             while j < n and text[j] in _TERMINATORS:
