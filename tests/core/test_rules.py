@@ -2,14 +2,17 @@
 
 The Rust loader's own tests (``rust/text/rules.rs``) check the same file, the same known values
 and the same error messages for the same corrupt inputs; here the Python loader is checked, the
-pure-Python splitters are shown to use exactly its values, and the abbreviations are shown to
-behave the same on both backends.
+pure-Python splitters are shown to use exactly its values, the character sets are shown to be
+the same code points in both backends (what the compiled core built, every code point asked),
+and the abbreviations are shown to behave the same on both backends (the character sets'
+behaviour: ``test_char_sets.py``).
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import re
+from typing import Any
 
 import pytest
 from ragchunk._pure.ragflow import flow as pure_flow
@@ -116,6 +119,15 @@ def test_pure_modules_use_the_loaders_character_sets() -> None:
     assert set(pure_sentence._OPENERS) == chars("chars.openers.sentence")
     flow = "".join(re.escape(c) for c in sorted(chars("chars.terminators.flow")))
     assert pure_flow._SENTENCE.pattern == f"([{flow}]|\\. )"
+
+
+@pytest.mark.single_backend
+def test_character_sets_are_the_same_code_points_in_both_backends(core: Any) -> None:
+    # What the compiled core's sets (its bitmaps and ranges) answer for every code point,
+    # against the fallback's sets read from the same file: a drift in either loader, in the
+    # Rust set structure or in the embedded copy of the file fails here.
+    python = {key: sorted(ord(c) for c in rules.char_set(key)) for key in rules.CHAR_KEYS}
+    assert core._char_sets() == python
 
 
 @pytest.mark.single_backend
