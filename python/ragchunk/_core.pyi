@@ -14,6 +14,7 @@ __all__ = [
     "TitleTreeChunker",
     "TokenWindowSplitter",
     "__version__",
+    "_char_sets",
     "_panic_for_tests",
     "bm25_tokenize",
     "bound_depth",
@@ -146,6 +147,9 @@ def naive_merge_batch(
 
 def _panic_for_tests(detach: bool) -> None:
     """Test hook: panics in Rust; must surface as ``ragchunk.RagchunkError``."""
+
+def _char_sets() -> dict[str, list[int]]:
+    """Test hook: each ``chars.*`` set of the data file, as the code points the core's set holds."""
 
 def naive_merge_offsets(
     text: str,

@@ -26,6 +26,7 @@ mod flow;
 mod guard;
 mod markup;
 mod ragflow;
+mod rules;
 mod semantic;
 mod strings;
 mod structured;
@@ -36,6 +37,7 @@ use pyo3::prelude::*;
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(guard::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(rules::_char_sets, m)?)?;
 
     m.add_function(wrap_pyfunction!(counters::count_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(counters::count_or_zero, m)?)?;

@@ -14,6 +14,7 @@
 //! Offsets are code points, as Python's string indexes are.
 
 use crate::ragflow::positions::remove_tag;
+use crate::text::boundaries::boundaries;
 use crate::tokenizer::Tokenizer;
 
 /// Non-empty segments of `text` between occurrences of `tokens`, as code-point ranges.
@@ -56,15 +57,17 @@ pub fn split_on_tokens(text: &str, tokens: &[String]) -> Vec<(usize, usize)> {
     out
 }
 
-/// The sentences of `text`: split after `。!?？；！\n` and after `". "`, each keeping its
-/// boundary (`re.split(r"([。!?？；！\n]|\. )")` re-joined pairwise).
+/// The sentences of `text`: split after each of `chars.terminators.flow` (`。!?？；！\n`, the
+/// data file's set) and after `". "`, each keeping its boundary
+/// (`re.split(r"([。!?？；！\n]|\. )")` re-joined pairwise).
 pub fn sentences(text: &str) -> Vec<&str> {
+    let terminators = boundaries().flow_terminators;
     let mut out = Vec::new();
     let mut start = 0usize;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
         let end = match c {
-            '。' | '!' | '?' | '？' | '；' | '！' | '\n' => Some(i + c.len_utf8()),
+            c if terminators.contains(c) => Some(i + c.len_utf8()),
             '.' if matches!(iter.peek(), Some((_, ' '))) => {
                 iter.next();
                 Some(i + 2)

@@ -42,7 +42,7 @@ use tree_sitter::{Language, Node, Parser};
 
 use super::packer::pack_spans;
 use super::Span;
-use crate::text::boundaries::is_ascii_space;
+use crate::text::boundaries::boundaries;
 use crate::text::rules::{rules, static_strs};
 use crate::text::CharIndex;
 use crate::tokenizer::TokenCounter;
@@ -293,10 +293,11 @@ fn definitions(root: Node<'_>, src: &[u8], lang: Lang) -> Vec<Def> {
 /// Adds `[a, b)` as an atom, ASCII whitespace trimmed (nodes can end in a newline; text
 /// between siblings is usually only whitespace).
 fn push_trimmed(cur: &mut Vec<(usize, usize)>, src: &[u8], mut a: usize, mut b: usize) {
-    while a < b && is_ascii_space(src[a]) {
+    let ws = boundaries().code_space;
+    while a < b && ws.contains_byte(src[a]) {
         a += 1;
     }
-    while b > a && is_ascii_space(src[b - 1]) {
+    while b > a && ws.contains_byte(src[b - 1]) {
         b -= 1;
     }
     if a < b {

@@ -44,7 +44,7 @@ use markup5ever_rcdom::{Handle, NodeData, RcDom};
 use super::html_depth;
 use super::packer::{pack_blocks, Block, BlockKind, PackOptions, PackOutput};
 use super::title_tree::TitleBlock;
-use crate::text::boundaries::is_html_space;
+use crate::text::boundaries::boundaries;
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
@@ -138,18 +138,31 @@ struct Collapser {
 }
 
 impl Collapser {
+    /// Adds `t`: each run of HTML whitespace becomes one pending space, written before the
+    /// next word unless it would start a line.
     fn text(&mut self, t: &str) {
-        for c in t.chars() {
-            if is_html_space(c) {
+        let ws = boundaries().html_space;
+        let mut word = 0; // where the current run of non-whitespace began
+        for (i, c) in t.char_indices() {
+            if ws.contains(c) {
+                self.word(&t[word..i]);
                 self.pending = true;
-            } else {
-                if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
-                    self.buf.push(' ');
-                }
-                self.pending = false;
-                self.buf.push(c);
+                word = i + c.len_utf8();
             }
         }
+        self.word(&t[word..]);
+    }
+
+    /// Adds a run of non-whitespace (nothing when empty), after the pending space if any.
+    fn word(&mut self, w: &str) {
+        if w.is_empty() {
+            return;
+        }
+        if self.pending && !self.buf.is_empty() && !self.buf.ends_with('\n') {
+            self.buf.push(' ');
+        }
+        self.pending = false;
+        self.buf.push_str(w);
     }
 
     fn space(&mut self) {
@@ -223,7 +236,10 @@ fn raw_text(node: &Handle) -> String {
             Kind::Other => {}
         }
     }
-    let t = out.trim_start_matches('\n').trim_end_matches(is_html_space);
+    let ws = boundaries().html_space;
+    let t = out
+        .trim_start_matches('\n')
+        .trim_end_matches(|c| ws.contains(c));
     t.to_owned()
 }
 

@@ -19,9 +19,7 @@
 
 use super::lines::{lines_of, list_items};
 use super::Span;
-use crate::text::boundaries::{
-    is_blank_line, is_packer_cjk_terminator, is_packer_latin_terminator, is_packer_space,
-};
+use crate::text::boundaries::{boundaries, is_blank_line, CharSet};
 use crate::text::CharOffsets;
 use crate::tokenizer::TokenCounter;
 
@@ -93,10 +91,11 @@ pub struct PackOptions {
     pub strip_headers: bool,
 }
 
-fn trim_end_ws(text: &str, s: usize, mut e: usize) -> usize {
+/// `e` moved back over the packer's whitespace (`ws`), down to `s` at most.
+fn trim_end_ws(text: &str, s: usize, mut e: usize, ws: &CharSet) -> usize {
     while e > s {
         let c = text[..e].chars().next_back().unwrap_or(' ');
-        if !is_packer_space(c) {
+        if !ws.contains(c) {
             break;
         }
         e -= c.len_utf8();
@@ -118,33 +117,38 @@ fn sub_units(text: &str, s: usize, e: usize, level: u8) -> Vec<(usize, usize)> {
             }
         }
         2 | 3 => {
+            let b = boundaries();
+            let (ws, cjk, ascii) = (
+                b.packer_space,
+                b.packer_cjk_terminators,
+                b.ascii_terminators,
+            );
             let mut start = 0;
             let mut it = piece.char_indices().peekable();
             while let Some((i, c)) = it.next() {
                 let next = it.peek().map(|&(_, n)| n);
                 let cut = if level == 2 {
-                    is_packer_cjk_terminator(c)
-                        || (is_packer_latin_terminator(c) && next.map_or(true, is_packer_space))
+                    cjk.contains(c) || (ascii.contains(c) && next.map_or(true, |n| ws.contains(n)))
                 } else {
-                    is_packer_space(c) && matches!(next, Some(n) if !is_packer_space(n))
+                    ws.contains(c) && matches!(next, Some(n) if !ws.contains(n))
                 };
                 if cut {
                     let mut end = i + c.len_utf8();
                     while let Some(&(j, n)) = it.peek() {
-                        if !is_packer_space(n) {
+                        if !ws.contains(n) {
                             break;
                         }
                         end = j + n.len_utf8();
                         it.next();
                     }
-                    let t = trim_end_ws(piece, start, end);
+                    let t = trim_end_ws(piece, start, end, &ws);
                     if t > start {
                         out.push((s + start, s + t));
                     }
                     start = end;
                 }
             }
-            let t = trim_end_ws(piece, start, piece.len());
+            let t = trim_end_ws(piece, start, piece.len(), &ws);
             if t > start {
                 out.push((s + start, s + t));
             }

@@ -13,7 +13,8 @@
 //! 4. the merge packs consecutive good pieces while `total + len (+ separator) <= chunk_size`,
 //!    and after emitting a chunk drops pieces from its front until `total <= chunk_overlap` and
 //!    the next piece fits — LangChain's overlap rule;
-//! 5. every chunk is stripped of Python whitespace (`str.strip()`), and empty chunks vanish.
+//! 5. every chunk is stripped of Python whitespace (`str.strip()`: the data file's
+//!    `chars.whitespace.langchain`), and empty chunks vanish.
 //!
 //! Lengths are those of the individual pieces (and of the separator, when it is dropped), never
 //! of the joined chunk, exactly as LangChain measures. Each piece is measured once and the count

@@ -18,12 +18,17 @@
 //! Sentences are the text between boundaries with surrounding whitespace removed; the
 //! whitespace between sentences belongs to neither, so a chunk of consecutive sentences is
 //! exactly a source range.
+//!
+//! The character sets are the shared data file's ([`crate::text::boundaries`]): the
+//! terminators `chars.terminators.sentence_latin` and `sentence_cjk`, the quotes and brackets
+//! `chars.closers.sentence` and `chars.openers.sentence`, and as whitespace Python's
+//! `str.isspace` (`chars.whitespace.langchain`), so both backends cut at the same characters.
 
 use std::sync::LazyLock;
 
 use super::recursive::{self, KeepSeparator, RecursiveConfig, Separator};
 use super::Span;
-use crate::text::boundaries::{is_cjk_terminator, is_latin_terminator, is_py_space, py_strip};
+use crate::text::boundaries::{boundaries, py_strip};
 use crate::text::rules::{rules, static_strs};
 use crate::tokenizer::CharCount;
 use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
@@ -34,44 +39,14 @@ use crate::tokenizer::{OrdinaryCount, TokenCounter, UnitCount};
 pub static ABBREVIATIONS: LazyLock<Vec<&'static str>> =
     LazyLock::new(|| static_strs(&rules().abbreviations));
 
-fn is_closer(c: char) -> bool {
-    matches!(
-        c,
-        '"' | '\''
-            | '”'
-            | '’'
-            | '»'
-            | '›'
-            | ')'
-            | ']'
-            | '}'
-            | '」'
-            | '』'
-            | '）'
-            | '】'
-            | '〕'
-            | '〉'
-            | '》'
-            | '］'
-            | '｝'
-            | '〗'
-    )
-}
-
-fn is_opener(c: char) -> bool {
-    matches!(
-        c,
-        '"' | '\'' | '“' | '‘' | '«' | '‹' | '(' | '[' | '{' | '「' | '『' | '（' | '【'
-    )
-}
-
 /// Whether `word` (the text before a single `.`) is an abbreviation, an initial or a dotted
 /// abbreviation.
 fn no_break_before_dot(word: &[char]) -> bool {
+    let openers = boundaries().sentence_openers;
     let word: &[char] = {
         let start = word
             .iter()
-            .position(|&c| !is_opener(c))
+            .position(|&c| !openers.contains(c))
             .unwrap_or(word.len());
         &word[start..]
     };
@@ -99,6 +74,13 @@ pub fn sentences(text: &str) -> Vec<Span> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let n = chars.len();
     let byte_at = |i: usize| chars.get(i).map_or(text.len(), |&(b, _)| b);
+    let b = boundaries();
+    let (latin, cjk, terminator) = (
+        b.sentence_latin_terminators,
+        b.sentence_cjk_terminators,
+        b.sentence_terminators,
+    );
+    let (closer, space) = (b.sentence_closers, b.langchain_space);
     let mut bounds: Vec<usize> = Vec::new(); // char positions where a sentence ends
     let mut i = 0;
     while i < n {
@@ -108,37 +90,41 @@ pub fn sentences(text: &str) -> Vec<Span> {
             i += 1;
             continue;
         }
-        if is_cjk_terminator(c) {
+        if !terminator.contains(c) {
+            i += 1; // most characters: one test, not one per kind of terminator
+            continue;
+        }
+        if cjk.contains(c) {
             let mut j = i + 1;
-            while j < n && (is_cjk_terminator(chars[j].1) || is_latin_terminator(chars[j].1)) {
+            while j < n && terminator.contains(chars[j].1) {
                 j += 1;
             }
-            while j < n && is_closer(chars[j].1) {
+            while j < n && closer.contains(chars[j].1) {
                 j += 1;
             }
             bounds.push(j);
             i = j;
             continue;
         }
-        if is_latin_terminator(c) {
+        if latin.contains(c) {
             let mut j = i + 1;
-            while j < n && (is_latin_terminator(chars[j].1) || is_cjk_terminator(chars[j].1)) {
+            while j < n && terminator.contains(chars[j].1) {
                 j += 1;
             }
             let run_is_single_dot = c == '.' && j == i + 1;
-            while j < n && is_closer(chars[j].1) {
+            while j < n && closer.contains(chars[j].1) {
                 j += 1;
             }
-            let spaced = j == n || is_py_space(chars[j].1);
+            let spaced = j == n || space.contains(chars[j].1);
             let mut k = j;
-            while k < n && is_py_space(chars[k].1) && chars[k].1 != '\n' {
+            while k < n && space.contains(chars[k].1) && chars[k].1 != '\n' {
                 k += 1;
             }
             let next_lower = k < n && chars[k].1.is_lowercase();
             let mut breaks = spaced && !next_lower;
             if breaks && run_is_single_dot {
                 let mut w = i;
-                while w > 0 && !is_py_space(chars[w - 1].1) {
+                while w > 0 && !space.contains(chars[w - 1].1) {
                     w -= 1;
                 }
                 let word: Vec<char> = chars[w..i].iter().map(|&(_, c)| c).collect();

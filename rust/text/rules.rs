@@ -1,12 +1,14 @@
 //! The splitters' language data (sentence abbreviations and clause separators, the code
-//! splitter's languages and tree-sitter node kinds), read from the data file both backends
-//! share, `python/ragchunk/data/splitter_rules.txt`.
+//! splitter's languages and tree-sitter node kinds, the character sets of whitespace and
+//! sentence terminators), read from the data file both backends share,
+//! `python/ragchunk/data/splitter_rules.txt`.
 //!
 //! The file is embedded at compile time and parsed once, on first use ([`rules`]); the
 //! pure-Python fallback parses the same file with the same rules (`ragchunk.core.rules`), so
 //! the two backends cannot drift apart. The file's header documents the line format. The
 //! splitters keep their own views of these tables in the shapes their hot paths use
-//! (`&'static str` slices, see [`static_strs`]), built once from here.
+//! (`&'static str` slices, see [`static_strs`]; the character sets as bitmaps,
+//! [`crate::text::boundaries`]), built once from here.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -73,7 +75,30 @@ pub struct Rules {
     pub need_body: Vec<String>,
     /// `code.fn_values`: values that make a `variable_declarator` a definition.
     pub fn_values: Vec<String>,
+    /// The `chars.*` records ([`CHAR_KEYS`], in that order): each set's characters in the
+    /// file's order, ranges expanded.
+    pub chars: Vec<(&'static str, Vec<char>)>,
 }
+
+/// The character sets of the data file (`chars.*`), in file order; each is described there.
+pub const CHAR_KEYS: &[&str] = &[
+    "chars.whitespace.hard_cap",
+    "chars.whitespace.langchain",
+    "chars.whitespace.packer",
+    "chars.whitespace.html",
+    "chars.whitespace.code",
+    "chars.terminators.ascii",
+    "chars.terminators.packer_cjk",
+    "chars.terminators.hard_cap_cjk",
+    "chars.terminators.sentence_latin",
+    "chars.terminators.sentence_cjk",
+    "chars.terminators.flow",
+    "chars.closers.sentence",
+    "chars.openers.sentence",
+];
+
+/// The sets a splitter compares with bytes, which must therefore be ASCII.
+const ASCII_CHAR_KEYS: &[&str] = &["chars.whitespace.code"];
 
 /// One record: its key, its values, and the line where it starts.
 struct Record {
@@ -85,6 +110,78 @@ struct Record {
 /// uppercase letter would never match).
 fn is_name_char(c: char) -> bool {
     c.is_ascii_lowercase() || c.is_ascii_digit() || "+#_-.".contains(c)
+}
+
+/// The code point of `U+XXXX` (4 to 6 uppercase hex digits; range not checked).
+fn code_point(text: &str) -> Option<u32> {
+    let hex = text.strip_prefix("U+")?;
+    let ok = (4..=6).contains(&hex.len())
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(&b));
+    ok.then(|| u32::from_str_radix(hex, 16).ok()).flatten()
+}
+
+/// Whether `cp` is a Unicode scalar value (a `char`: not a surrogate, at most U+10FFFF).
+fn is_scalar(cp: u32) -> bool {
+    cp <= 0x10_FFFF && !(0xD800..=0xDFFF).contains(&cp)
+}
+
+/// The characters of a `chars.*` record's values (see the file's header), checked.
+fn char_set(key: &str, values: &[String], line: usize) -> Result<Vec<char>, RulesError> {
+    let mut out: Vec<char> = Vec::new();
+    for v in values {
+        let mut it = v.chars();
+        let (lo, hi) = match (it.next(), it.next()) {
+            (Some(c), None) => (c as u32, c as u32),
+            _ => {
+                let ends = match v.split_once("..") {
+                    Some((a, b)) => code_point(a).zip(code_point(b)),
+                    None => code_point(v).map(|c| (c, c)),
+                };
+                let Some((lo, hi)) = ends else {
+                    return err(
+                        Some(line),
+                        format!(
+                            "`{v}` in `{key}` is not one character, `U+XXXX` or \
+                             `U+XXXX..U+YYYY`"
+                        ),
+                    );
+                };
+                if v.contains("..") && lo >= hi {
+                    return err(
+                        Some(line),
+                        format!("`{v}` in `{key}`: a range must go upwards"),
+                    );
+                }
+                if !is_scalar(lo) || !is_scalar(hi) || (lo < 0xD800 && hi > 0xDFFF) {
+                    return err(
+                        Some(line),
+                        format!(
+                            "`{v}` in `{key}`: surrogates and code points above U+10FFFF \
+                             are not characters"
+                        ),
+                    );
+                }
+                (lo, hi)
+            }
+        };
+        for c in (lo..=hi).filter_map(char::from_u32) {
+            if out.contains(&c) {
+                let cp = c as u32;
+                return err(Some(line), format!("U+{cp:04X} is twice in `{key}`"));
+            }
+            if !c.is_ascii() && ASCII_CHAR_KEYS.contains(&key) {
+                let cp = c as u32;
+                return err(
+                    Some(line),
+                    format!("`{key}` must be ASCII (its splitter compares bytes): U+{cp:04X}"),
+                );
+            }
+            out.push(c);
+        }
+    }
+    Ok(out)
 }
 
 /// Splits one line's values (the part after the key, or a continuation line).
@@ -202,6 +299,7 @@ impl Rules {
             "code.fn_values",
         ]
         .into_iter()
+        .chain(CHAR_KEYS.iter().copied())
         .map(str::to_owned)
         .collect();
         for name in &names {
@@ -265,12 +363,18 @@ impl Rules {
                 }
             }
         }
+        let mut chars = Vec::with_capacity(CHAR_KEYS.len());
+        for &key in CHAR_KEYS {
+            let (values, line) = take(key, false)?;
+            chars.push((key, char_set(key, &values, line)?));
+        }
         Ok(Rules {
             abbreviations,
             sentence_separators,
             code_languages: code_languages.into_iter().map(|(l, _)| l).collect(),
             need_body,
             fn_values,
+            chars,
         })
     }
 
@@ -279,6 +383,17 @@ impl Rules {
         self.code_languages
             .iter()
             .find(|l| l.name == name || l.aliases.iter().any(|a| a == name))
+    }
+
+    /// The characters of the set `key` (one of [`CHAR_KEYS`]).
+    ///
+    /// # Panics
+    /// If `key` is not in [`CHAR_KEYS`] (a typo in the caller; every key is always there).
+    pub fn chars(&self, key: &str) -> &[char] {
+        let found = self.chars.iter().find(|(k, _)| *k == key);
+        &found
+            .unwrap_or_else(|| panic!("no character set `{key}`"))
+            .1
     }
 }
 
@@ -362,6 +477,10 @@ mod tests {
         ] {
             assert!(!list.is_empty() && no_duplicates(list), "{list:?}");
         }
+        for (key, set) in &r.chars {
+            let unique: HashSet<&char> = set.iter().collect();
+            assert!(!set.is_empty() && unique.len() == set.len(), "{key}");
+        }
         for l in &r.code_languages {
             assert!(!l.defs.is_empty(), "{}", l.name);
             for list in [&l.aliases, &l.defs, &l.wrappers] {
@@ -370,12 +489,21 @@ mod tests {
         }
     }
 
-    /// A minimal valid file, with `extra` appended.
+    /// A minimal valid file, with `extra` after its first 8 lines (lines 1-8: abbreviations,
+    /// separators, languages, need_body, fn_values, the language's 3 records; then `extra`;
+    /// then every character set as `a`, from line 9 when `extra` is one line or none).
     fn file(extra: &str) -> String {
+        let chars: String = CHAR_KEYS.iter().map(|k| format!("{k} a\n")).collect();
         format!(
             "sentence.abbreviations mr\nsentence.separators \" \" \"\"\ncode.languages x\n\
-             code.need_body a\ncode.fn_values b\ncode.x.aliases\ncode.x.defs d\ncode.x.wrappers\n{extra}"
+             code.need_body a\ncode.fn_values b\ncode.x.aliases\ncode.x.defs d\ncode.x.wrappers\n\
+             {extra}{chars}"
         )
+    }
+
+    /// The minimal file with the set `key` holding `values` instead of `a`.
+    fn with_set(key: &str, values: &str) -> String {
+        file("").replace(&format!("\n{key} a\n"), &format!("\n{key} {values}\n"))
     }
 
     fn error(text: &str) -> String {
@@ -388,11 +516,112 @@ mod tests {
                     sentence.separators \"; \" \"\\\"\\\\\\n\\t\" \"\"\n\
                     code.languages x\ncode.need_body a\ncode.fn_values b\n\
                     code.x.aliases y\ncode.x.defs d\ncode.x.wrappers\n";
-        let r = Rules::parse(text).unwrap();
+        let chars: String = CHAR_KEYS.iter().map(|k| format!("{k} a\n")).collect();
+        let r = Rules::parse(&format!("{text}{chars}")).unwrap();
         assert_eq!(r.abbreviations, ["a", "b", "c"]);
         assert_eq!(r.sentence_separators, ["; ", "\"\\\n\t", ""]);
         assert_eq!(r.language("y").unwrap().name, "x");
         assert!(Rules::parse(&file("")).is_ok());
+    }
+
+    #[test]
+    fn character_sets_literal_code_points_and_ranges() {
+        let text = with_set(
+            "chars.whitespace.hard_cap",
+            "U+0009 \"\\\"\" é U+0041..U+0043 U+10FFFF\n  \" \" U+1F600",
+        );
+        let r = Rules::parse(&text).unwrap();
+        assert_eq!(
+            r.chars("chars.whitespace.hard_cap"),
+            ['\t', '"', 'é', 'A', 'B', 'C', '\u{10ffff}', ' ', '😀']
+        );
+        assert_eq!(r.chars("chars.openers.sentence"), ['a']);
+        let keys: Vec<&str> = r.chars.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, CHAR_KEYS);
+    }
+
+    #[test]
+    fn corrupt_character_sets_are_named() {
+        let hc = "chars.whitespace.hard_cap";
+        let bad = |v: &str| error(&with_set(hc, v));
+        for v in [
+            "U+00e9",
+            "ab",
+            "U+41",
+            "U+0000041",
+            "U+0041..",
+            "..",
+            "u+0041",
+            "U+0041-U+0042",
+            "U+0041..U+0042..U+0043",
+            "U+00G1",
+            "e\u{301}",
+        ] {
+            assert_eq!(
+                bad(v),
+                format!(
+                    "splitter_rules.txt, line 9: `{v}` in `{hc}` is not one character, `U+XXXX` \
+                     or `U+XXXX..U+YYYY`"
+                )
+            );
+        }
+        assert_eq!(
+            bad("\"\""),
+            format!(
+                "splitter_rules.txt, line 9: `` in `{hc}` is not one character, `U+XXXX` or \
+                 `U+XXXX..U+YYYY`"
+            )
+        );
+        for v in ["U+0042..U+0041", "U+0041..U+0041"] {
+            assert_eq!(
+                bad(v),
+                format!("splitter_rules.txt, line 9: `{v}` in `{hc}`: a range must go upwards")
+            );
+        }
+        for v in [
+            "U+D800",
+            "U+DFFF",
+            "U+110000",
+            "U+D7FF..U+E000",
+            "U+0041..U+D800",
+        ] {
+            assert_eq!(
+                bad(v),
+                format!(
+                    "splitter_rules.txt, line 9: `{v}` in `{hc}`: surrogates and code points \
+                     above U+10FFFF are not characters"
+                )
+            );
+        }
+        assert_eq!(
+            bad("a U+0061"),
+            format!("splitter_rules.txt, line 9: U+0061 is twice in `{hc}`")
+        );
+        assert_eq!(
+            bad("U+0040..U+0042\n  A"),
+            format!("splitter_rules.txt, line 9: U+0041 is twice in `{hc}`")
+        );
+        assert_eq!(
+            bad("a a"),
+            format!("splitter_rules.txt, line 9: duplicate value `a` in `{hc}`")
+        );
+        assert_eq!(
+            error(&with_set("chars.whitespace.code", "U+0020 U+00A0")),
+            "splitter_rules.txt, line 13: `chars.whitespace.code` must be ASCII (its splitter \
+             compares bytes): U+00A0"
+        );
+        assert_eq!(
+            error(&file("").replace("chars.whitespace.hard_cap a", hc)),
+            format!("splitter_rules.txt, line 9: `{hc}` needs at least one value")
+        );
+        assert_eq!(
+            error(&file("").replace("chars.openers.sentence a\n", "")),
+            "splitter_rules.txt: missing key `chars.openers.sentence`"
+        );
+        assert_eq!(
+            error(&file("chars.whitespace.nbsp U+00A0\n")),
+            "splitter_rules.txt, line 9: unknown key `chars.whitespace.nbsp`"
+        );
     }
 
     #[test]

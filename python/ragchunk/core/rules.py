@@ -1,7 +1,8 @@
 """The splitters' language data, read from the data file both backends share.
 
 ``ragchunk/data/splitter_rules.txt`` holds the sentence splitter's abbreviations and clause
-separators and the code splitter's languages, aliases and tree-sitter node kinds. The Rust core
+separators, the code splitter's languages, aliases and tree-sitter node kinds, and the
+splitters' character sets (which characters are whitespace, which end a sentence). The Rust core
 embeds the same file at compile time and parses it with the same rules
 (``rust/text/rules.rs``), so the two backends cannot drift apart; the file's header documents
 its line format. It is parsed once, on first use.
@@ -12,6 +13,8 @@ True
 'python'
 >>> sorted(code_wrappers("python"))
 ['decorated_definition']
+>>> sorted(char_set("chars.terminators.ascii"))
+['!', '.', '?']
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 __all__ = [
+    "CHAR_KEYS",
     "CodeLanguage",
     "Rules",
     "RulesError",
     "abbreviations",
+    "char_set",
     "code_aliases",
     "code_defs",
     "code_languages",
@@ -56,6 +61,25 @@ _FIXED_KEYS = (
 )
 #: The records every language in ``code.languages`` has: ``code.<name>.<field>``.
 _FIELDS = ("aliases", "defs", "wrappers")
+#: The character sets (``chars.*`` records), in file order; the data file says what each is.
+CHAR_KEYS = (
+    "chars.whitespace.hard_cap",
+    "chars.whitespace.langchain",
+    "chars.whitespace.packer",
+    "chars.whitespace.html",
+    "chars.whitespace.code",
+    "chars.terminators.ascii",
+    "chars.terminators.packer_cjk",
+    "chars.terminators.hard_cap_cjk",
+    "chars.terminators.sentence_latin",
+    "chars.terminators.sentence_cjk",
+    "chars.terminators.flow",
+    "chars.closers.sentence",
+    "chars.openers.sentence",
+)
+#: The sets a splitter compares with bytes, which must therefore be ASCII.
+_ASCII_CHAR_KEYS = frozenset({"chars.whitespace.code"})
+_HEX = frozenset("0123456789ABCDEF")
 
 
 class RulesError(ValueError):
@@ -101,6 +125,8 @@ class Rules:
     need_body: frozenset[str]
     #: ``code.fn_values``: values that make a ``variable_declarator`` a definition.
     fn_values: frozenset[str]
+    #: The ``chars.*`` records (:data:`CHAR_KEYS`, in that order): each set's characters.
+    chars: Mapping[str, frozenset[str]]
 
 
 def _values(text: str, line: int, out: list[str]) -> None:
@@ -141,6 +167,62 @@ def _values(text: str, line: int, out: list[str]) -> None:
             if '"' in bare or "\\" in bare:
                 raise RulesError(line, f'`"` or `\\` in the bare value `{bare}` (quote the value)')
         out.append("".join(chars))
+
+
+def _code_point(text: str) -> int | None:
+    """The code point of ``U+XXXX`` (4 to 6 uppercase hex digits; range not checked)."""
+    if not text.startswith("U+"):
+        return None
+    digits = text[2:]
+    if not 4 <= len(digits) <= 6 or not all(c in _HEX for c in digits):
+        return None
+    return int(digits, 16)
+
+
+def _is_scalar(cp: int) -> bool:
+    """Whether ``cp`` is a Unicode scalar value (not a surrogate, at most U+10FFFF)."""
+    return cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF
+
+
+def _char_set(key: str, values: list[str], line: int) -> list[str]:
+    """The characters of a ``chars.*`` record's values (see the file's header), checked."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for v in values:
+        if len(v) == 1:
+            lo = hi = ord(v)
+        else:
+            if ".." in v:
+                a, _, b = v.partition("..")
+                first, last = _code_point(a), _code_point(b)
+                ends = None if first is None or last is None else (first, last)
+            else:
+                cp = _code_point(v)
+                ends = None if cp is None else (cp, cp)
+            if ends is None:
+                raise RulesError(
+                    line, f"`{v}` in `{key}` is not one character, `U+XXXX` or `U+XXXX..U+YYYY`"
+                )
+            lo, hi = ends
+            if ".." in v and lo >= hi:
+                raise RulesError(line, f"`{v}` in `{key}`: a range must go upwards")
+            if not _is_scalar(lo) or not _is_scalar(hi) or (lo < 0xD800 and hi > 0xDFFF):
+                raise RulesError(
+                    line,
+                    f"`{v}` in `{key}`: surrogates and code points above U+10FFFF are not "
+                    "characters",
+                )
+        for cp in range(lo, hi + 1):
+            c = chr(cp)
+            if c in seen:
+                raise RulesError(line, f"U+{cp:04X} is twice in `{key}`")
+            if cp >= 0x80 and key in _ASCII_CHAR_KEYS:
+                raise RulesError(
+                    line, f"`{key}` must be ASCII (its splitter compares bytes): U+{cp:04X}"
+                )
+            seen.add(c)
+            out.append(c)
+    return out
 
 
 def _check_unique(key: str, values: list[str], start: int, line: int) -> None:
@@ -196,7 +278,7 @@ def parse_rules(text: str) -> Rules:
     if "code.languages" not in recs:
         raise RulesError(None, "missing key `code.languages`")
     names = list(recs["code.languages"][1])
-    known = set(_FIXED_KEYS)
+    known = set(_FIXED_KEYS) | set(CHAR_KEYS)
     known.update(f"code.{name}.{field}" for name in names for field in _FIELDS)
     for key, (line, _) in recs.items():
         if key not in known:
@@ -236,12 +318,17 @@ def parse_rules(text: str) -> Rules:
             if n in owner:
                 raise RulesError(line, f"`{n}` already names `{owner[n]}`")
             owner[n] = lang.name
+    chars: dict[str, frozenset[str]] = {}
+    for key in CHAR_KEYS:
+        values, line = take(key, False)
+        chars[key] = frozenset(_char_set(key, values, line))
     return Rules(
         abbreviations=frozenset(abbrevs),
         sentence_separators=tuple(separators),
         code_languages=MappingProxyType({lang.name: lang for lang, _ in langs}),
         need_body=frozenset(need_body),
         fn_values=frozenset(fn_values),
+        chars=MappingProxyType(chars),
     )
 
 
@@ -321,3 +408,12 @@ def need_body_kinds() -> frozenset[str]:
 def fn_value_kinds() -> frozenset[str]:
     """Values that make a ``variable_declarator`` a definition (``const f = () => ...``)."""
     return load_rules().fn_values
+
+
+def char_set(key: str) -> frozenset[str]:
+    """The characters of the data file's set ``key`` (one of :data:`CHAR_KEYS`).
+
+    Raises:
+        KeyError: ``key`` is not a character set of the data file.
+    """
+    return load_rules().chars[key]

@@ -1,13 +1,15 @@
 //! HARD_CAP (a ragchunk extension; v0.27 only): no chunk, as returned, counts more than
 //! `chunk_token_num` tokens. See [`super::Strategy::HardCap`] for the rules.
 //!
-//! Every rule here is mirrored line for line by `python/ragchunk/_pure/ragflow/merge.py` (the
-//! backends must agree byte for byte), so the rules are spelled out rather than borrowed from
-//! `char::is_whitespace` or a regex; the character classes are in [`crate::text::boundaries`].
+//! Every rule here is mirrored line for line by the fallback's
+//! `python/ragchunk/_pure/ragflow/merge/hard_cap.py` (the backends must agree byte for byte),
+//! so the rules are spelled out rather than borrowed from `char::is_whitespace` or a regex,
+//! and the character classes are the data file's `chars.*` sets, which both backends read
+//! (here through [`crate::text::boundaries`]).
 
 use std::ops::Range;
 
-use crate::text::boundaries::{is_hard_cap_cjk_terminator, is_hard_cap_terminator, is_white_space};
+use crate::text::boundaries::boundaries;
 use crate::tokenizer::TokenCounter;
 
 use super::Section;
@@ -75,8 +77,11 @@ enum Level {
 /// Splits `atoms` (a paragraph's atoms `lo..hi`) into consecutive units at `level`, as ranges
 /// of atom indexes covering `lo..hi` exactly.
 fn units(atoms: &[Atom], lo: usize, hi: usize, level: Level) -> Vec<Range<usize>> {
-    let ws = |i: usize| atoms[i].ch.is_some_and(is_white_space);
-    let term = |i: usize| atoms[i].ch.is_some_and(is_hard_cap_terminator);
+    let b = boundaries();
+    let (space, terminators) = (b.hard_cap_space, b.hard_cap_terminators);
+    let full_width = b.hard_cap_cjk_terminators;
+    let ws = |i: usize| atoms[i].ch.is_some_and(|c| space.contains(c));
+    let term = |i: usize| atoms[i].ch.is_some_and(|c| terminators.contains(c));
     let mut out = Vec::new();
     if level == Level::Atom {
         out.extend((lo..hi).map(|i| i..i + 1));
@@ -101,7 +106,7 @@ fn units(atoms: &[Atom], lo: usize, hi: usize, level: Level) -> Vec<Range<usize>
             }
         }
         let cjk =
-            level == Level::Sentence && atoms[j - 1].ch.is_some_and(is_hard_cap_cjk_terminator);
+            level == Level::Sentence && atoms[j - 1].ch.is_some_and(|c| full_width.contains(c));
         let mut k = j;
         while k < hi && ws(k) {
             k += 1;

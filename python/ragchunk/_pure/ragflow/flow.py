@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ...core import rules
 from .. import tokenizer as _tok
 from .positions import remove_tag
 
@@ -22,7 +23,10 @@ __all__ = [
     "take_sentences",
 ]
 
-_SENTENCE = re.compile(r"([。!?？；！\n]|\. )", re.DOTALL)
+#: RAGFlow's ``([。!?？；！\n]|\. )``, its class the data file's ``chars.terminators.flow`` (which
+#: the Rust kernel reads too).
+_FLOW_CLASS = "".join(re.escape(c) for c in sorted(rules.char_set("chars.terminators.flow")))
+_SENTENCE = re.compile(f"([{_FLOW_CLASS}]|\\. )", re.DOTALL)
 
 
 def count(text: str) -> int:

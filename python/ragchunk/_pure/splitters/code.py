@@ -52,8 +52,9 @@ _FN_VALUES = rules.fn_value_kinds()
 #: many levels below the root that does not fit is one atom, cut as text by the packer.
 MAX_DEPTH = 64
 
-#: What is dropped around text between siblings: ASCII whitespace (a subset of ``str.isspace``).
-_GAP_WS = b" \t\n\r\x0b\x0c"
+#: What is dropped around text between siblings: ASCII whitespace (a subset of ``str.isspace``),
+#: the data file's ``chars.whitespace.code`` (ASCII, so it can be compared with bytes).
+_GAP_WS = bytes(sorted(ord(c) for c in rules.char_set("chars.whitespace.code")))
 
 _parsers: dict[str, Any] = {}
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ...core import rules
 from ...core.markup import BLOCK, MAX_DEPTH, bound_depth
 from .packer import Block, MdChunkRaw, pack_blocks
 
@@ -26,8 +27,11 @@ __all__ = ["BLOCK", "DROPPED", "MAX_DEPTH", "bound_depth", "layout_html", "split
 
 DROPPED = frozenset(("noscript", "script", "style", "template"))
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-_WS_RUN = re.compile(r"[ \t\n\r\f]+|[^ \t\n\r\f]+")
-_HTML_WS = " \t\n\r\f"
+#: HTML whitespace (what the layout collapses; the data file's ``chars.whitespace.html``), and
+#: the runs of it and of everything else.
+_HTML_WS = "".join(sorted(rules.char_set("chars.whitespace.html")))
+_WS_CLASS = "".join(re.escape(c) for c in _HTML_WS)
+_WS_RUN = re.compile(f"[{_WS_CLASS}]+|[^{_WS_CLASS}]+")
 
 # Walk steps: ("node", element) visits an element, ("text", str) a text, ("end", None)
 # closes a block.

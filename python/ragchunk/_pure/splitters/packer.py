@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ...core import rules
 from ...core.chunk import MdChunkRaw
 
 __all__ = ["Block", "MdChunkRaw", "pack_blocks", "pack_spans"]
@@ -30,8 +31,11 @@ class Block:
     text: str = ""
 
 
-_WS = frozenset(" \t\n\r\x0b\x0c\xa0\u3000")
-_CJK_STOP = frozenset("。！？；")
+#: The packer's whitespace, its terminators that always end a sentence, and those that end one
+#: before whitespace or the end: the data file's sets, which the Rust packer reads too.
+_WS = rules.char_set("chars.whitespace.packer")
+_CJK_STOP = rules.char_set("chars.terminators.packer_cjk")
+_ASCII_STOP = rules.char_set("chars.terminators.ascii")
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -119,7 +123,7 @@ def _sub_units(text: str, s: int, e: int, level: int) -> list[tuple[int, int]]:
             c = piece[i]
             nxt = piece[i + 1] if i + 1 < n else None
             if level == 2:
-                cut = c in _CJK_STOP or (c in ".!?" and (nxt is None or nxt in _WS))
+                cut = c in _CJK_STOP or (c in _ASCII_STOP and (nxt is None or nxt in _WS))
             else:
                 cut = c in _WS and nxt is not None and nxt not in _WS
             if cut:

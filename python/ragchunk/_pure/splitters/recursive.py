@@ -5,16 +5,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from ...core import rules
+
 __all__ = ["split", "strip_range"]
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 Counter = Callable[[str], int]
 
 
+#: What ``strip`` removes: Python's ``str.isspace`` as the data file's
+#: ``chars.whitespace.langchain`` spells it out, the set the Rust core strips too.
+STRIP = "".join(sorted(rules.char_set("chars.whitespace.langchain")))
+
+
 def strip_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end].strip()`` as a range of ``text`` (:data:`STRIP` removed)."""
     seg = text[start:end]
-    lead = len(seg) - len(seg.lstrip())
-    tail = len(seg.rstrip())
+    lead = len(seg) - len(seg.lstrip(STRIP))
+    tail = len(seg.rstrip(STRIP))
     if tail <= lead:
         return start + lead, start + lead
     return start + lead, start + tail
@@ -126,7 +134,7 @@ class _Recursive:
         if self.keep == "none" and len(pieces) > 1:
             j = sep_text.join(self.text[s:e] for s, e, _ in pieces)
             if self.strip:
-                j = j.strip()
+                j = j.strip(STRIP)
             if not j:
                 return
             if j != self.text[start:end]:

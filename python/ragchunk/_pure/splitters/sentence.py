@@ -20,15 +20,18 @@ Counter = Callable[[str], int]
 #: (``sentence.abbreviations`` and ``sentence.separators``, see ``ragchunk.core.rules``).
 ABBREVIATIONS = rules.abbreviations()
 SENTENCE_SEPARATORS = rules.sentence_separators()
-_CJK_TERMINATORS = frozenset("。｡！？；．︒﹒﹖﹗")
-_LATIN_TERMINATORS = frozenset(".!?…‼⁇⁈⁉")
+#: The terminators, the closing and opening quotes and brackets, and the whitespace (Python's
+#: ``str.isspace``, spelled out): the data file's sets, which the Rust splitter reads too.
+_CJK_TERMINATORS = rules.char_set("chars.terminators.sentence_cjk")
+_LATIN_TERMINATORS = rules.char_set("chars.terminators.sentence_latin")
 _TERMINATORS = _CJK_TERMINATORS | _LATIN_TERMINATORS
-_CLOSERS = frozenset("\"'”’»›)]}」』）】〕〉》］｝〗")
-_OPENERS = frozenset("\"'“‘«‹([{「『（【")
+_CLOSERS = rules.char_set("chars.closers.sentence")
+_OPENERS = "".join(sorted(rules.char_set("chars.openers.sentence")))
+_SPACE = rules.char_set("chars.whitespace.langchain")
 
 
 def _no_break_before_dot(word: str) -> bool:
-    word = word.lstrip("".join(_OPENERS))
+    word = word.lstrip(_OPENERS)
     if not word:
         return False
     if len(word) == 1 and word.isupper():
@@ -52,6 +55,9 @@ def sentences(text: str) -> list[tuple[int, int]]:
             bounds.append(i)
             i += 1
             continue
+        if c not in _TERMINATORS:
+            i += 1  # most characters: one test, not one per kind of terminator
+            continue
         if c in _CJK_TERMINATORS:
             j = i + 1
             while j < n and text[j] in _TERMINATORS:
@@ -68,15 +74,15 @@ def sentences(text: str) -> list[tuple[int, int]]:
             single_dot = c == "." and j == i + 1
             while j < n and text[j] in _CLOSERS:
                 j += 1
-            spaced = j == n or text[j].isspace()
+            spaced = j == n or text[j] in _SPACE
             k = j
-            while k < n and text[k].isspace() and text[k] != "\n":
+            while k < n and text[k] in _SPACE and text[k] != "\n":
                 k += 1
             next_lower = k < n and text[k].islower()
             breaks = spaced and not next_lower
             if breaks and single_dot:
                 w = i
-                while w > 0 and not text[w - 1].isspace():
+                while w > 0 and text[w - 1] not in _SPACE:
                     w -= 1
                 breaks = not _no_break_before_dot(text[w:i])
             if breaks:

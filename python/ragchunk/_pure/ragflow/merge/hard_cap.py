@@ -5,23 +5,22 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
+from ....core import rules
 from .options import Counter, _Chunk, _Paragraph
 from .overlap import overlap_prefix
 
 # ---------------------------------------------------------------------------------------------
 # HARD_CAP (a ragchunk extension; v0.27 only). Mirrors rust/ragflow/merge/hard_cap.rs rule for
-# rule: the two backends must return the same chunks, so the character classes are spelled out.
+# rule: the two backends must return the same chunks, so the character classes are the data
+# file's sets, which both read (not str.isspace, which is not Rust's char::is_whitespace).
 # ---------------------------------------------------------------------------------------------
 
-# A fixed whitespace set: str.isspace and Rust's char::is_whitespace differ (U+001C-U+001F).
-_WS = frozenset(
-    " \t\n\x0b\x0c\r\x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000"
-    + "".join(chr(c) for c in range(0x2000, 0x200B))
-)
+# Unicode White_Space (str.isspace would add U+001C-U+001F).
+_WS = rules.char_set("chars.whitespace.hard_cap")
 # After an ASCII terminator a sentence ends only where whitespace follows; after a
 # full-width one it always ends.
-_TERM = frozenset(".!?。！？")
-_CJK_TERM = frozenset("。！？")
+_CJK_TERM = rules.char_set("chars.terminators.hard_cap_cjk")
+_TERM = rules.char_set("chars.terminators.ascii") | _CJK_TERM
 _TAG_CLASS = frozenset("\t0123456789.-")
 _SENTENCE, _WORD, _ATOM = 0, 1, 2
 
