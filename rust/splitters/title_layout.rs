@@ -5,7 +5,8 @@
 //! The pure-Python fallback lays trees out with the same rules
 //! (`python/ragchunk/_pure/splitters/title_tree.py`); where a rule is a Python regular
 //! expression or string method, it is spelled out here as Python evaluates it (its `\b`, its
-//! `str.strip`), so both backends build the same tree from the same text.
+//! `str.strip`, whose whitespace both read from the rules file), so both backends build the
+//! same tree from the same text.
 
 use std::sync::LazyLock;
 
@@ -13,6 +14,7 @@ use regex::Regex;
 
 use super::title_tree::TitleBlock;
 use super::{html, markdown};
+use crate::text::boundaries::boundaries;
 
 /// Where the titles of a text are read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,10 +155,11 @@ pub fn layout(text: &str, source: TitleSource) -> TreeLayout {
     }
 }
 
-/// Python's `str.isspace`: Unicode White_Space and the four information separators
-/// U+001C..U+001F, which Python counts as whitespace and Rust does not.
+/// Python's `str.isspace` (`chars.whitespace.langchain` of the rules file: Unicode
+/// White_Space and the four information separators U+001C..U+001F, which Rust's
+/// `char::is_whitespace` leaves out): what the numbered titles are stripped of.
 fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+    boundaries().langchain_space.contains(c)
 }
 
 /// Python's `\w` in a `str` pattern: letters, numbers and the underscore.

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ...core import rules
 from . import html as _html
 from . import markdown as _md
 from .title_tree import split_title_tree
@@ -90,13 +91,16 @@ _NUMBERED_TITLES: list[tuple[int, re.Pattern[str]]] = [
 ]
 _DOTTED = re.compile(r"([0-9]{1,2}(?:\.[0-9]{1,2}){0,3})(?:[ 、．]|\.(?![0-9]))")
 _NOT_TITLE_END = ("。", "；", ";", "，", ",", "：", ":")
+#: What title lines are stripped of: Python's ``str.isspace``, spelled out in the rules file
+#: (``chars.whitespace.langchain``) so that the core strips the same characters.
+_STRIP = "".join(sorted(rules.char_set("chars.whitespace.langchain")))
 
 
 def numbered_level(line: str) -> int | None:
     """The level of a RAGFlow-style numbered title (第一章, 第二节, 1.2.3, Article 5, ...):
     a short line (<= 64 characters stripped) starting with a numbering and not ending like
     a sentence or a lead-in (。；，： and ASCII ;,:)."""
-    t = line.strip()
+    t = line.strip(_STRIP)
     if not t or len(t) > 64 or t.endswith(_NOT_TITLE_END):
         return None
     for level, pattern in _NUMBERED_TITLES:
@@ -118,10 +122,11 @@ def layout_numbered(text: str) -> TreeLayout:
         end = n if nl < 0 else nl
         e = end - 1 if end > start and text[end - 1] == "\r" else end
         line = text[start:e]
-        if line.strip():
+        title = line.strip(_STRIP)
+        if title:
             level = numbered_level(line)
             if level is not None:
-                b.title(level, line.strip())
+                b.title(level, title)
             b.item(start, e)
         if nl < 0:
             break
