@@ -2,9 +2,9 @@
 //! would nest past [`MAX_DEPTH`] are removed (and so are their end tags), each replaced by a
 //! space, from a linear-time estimate of the depth made from the tags alone.
 //!
-//! A port of `bound_depth` in `python/ragchunk/core/markup.py`, the function the facade runs
-//! before handing HTML to either backend, so that the core can bound a document by itself (an
-//! Arrow batch of HTML chunked entirely in Rust). The result is the same string, byte for
+//! A port of `bound_depth` in `python/ragchunk/core/markup.py`, which the fallback runs before
+//! parsing, so that the core bounds a document by itself (an Arrow batch of HTML is chunked
+//! entirely in Rust). The result is the same string, byte for
 //! byte: the same tag pattern, the same estimate, the same cuts (tag names lowercased as
 //! Python's `str.lower()` does, see `lower`). Python works in code points and this port in
 //! bytes; only offsets differ, never the text.
@@ -91,8 +91,20 @@ pub const NOT_NESTING: &[&str] = &[
 /// Elements whose content is raw text up to their end tag (`_RAW` of
 /// python/ragchunk/core/markup.py).
 pub const RAW: &[&str] = &[
-    "iframe", "noembed", "noframes", "script", "style", "textarea", "title", "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
 ];
+
+/// Elements whose content is foreign (SVG, MathML; `_FOREIGN`): there a CDATA section runs
+/// to `]]>` and no element's content is raw text.
+const FOREIGN: [&str; 2] = ["svg", "math"];
 
 /// Where an end tag stops looking for its element (`_SCOPE` of
 /// python/ragchunk/core/markup.py: the spec's default scope boundaries).
@@ -104,17 +116,22 @@ pub const SCOPE: &[&str] = &[
 /// (`_END_REACH` of python/ragchunk/core/markup.py).
 pub const END_REACH: usize = 8;
 
-/// `_TAG` of python/ragchunk/core/markup.py: a start or end tag up to the first `>`, or a
-/// comment or CDATA section skipped whole (to the end of the text searched when unclosed).
+/// `_TAG` of python/ragchunk/core/markup.py: what the scan stops at, in order: a comment
+/// (ended by `-->` or `--!>`, or at once by the abrupt `<!-->` and `<!--->`; unclosed, it runs
+/// to the end of the text searched), the opener of a CDATA section, any other `<!` or `<?`
+/// markup (a bogus comment, to the first `>`), and a start or end tag up to the first `>`.
 /// Python's `re.DOTALL` is `(?s)`, its `\Z` is `\z`; captures follow the same leftmost-first
 /// rules as Python's backtracking engine, so the lazy `[^>]*?` leaves a `/` right before the
 /// `>` to the third group in both.
 static TAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?s)<!--.*?(?:-->|\z)|<!\[CDATA\[.*?(?:\]\]>|\z)|<(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*?(/?)>",
-    )
+    Regex::new(concat!(
+        r"(?s)<!--(?:-?>|.*?(?:--!?>|\z))|<!\[CDATA\[|<[!?][^>]*>",
+        r"|<(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*?(/?)>",
+    ))
     .expect("the tag pattern compiles")
 });
+
+const CDATA: &str = "<![CDATA[";
 
 fn member(set: &[&str], name: &str) -> bool {
     set.binary_search(&name).is_ok()
@@ -192,19 +209,31 @@ pub fn bound_depth(html: &str) -> Cow<'_, str> {
         return Cow::Borrowed(html);
     }
     // Matched only up to the last `>`, so every match succeeds at its first try: linear.
-    let searched = html.rfind('>').map_or(0, |i| i + 1);
+    let searched = &html[..html.rfind('>').map_or(0, |i| i + 1)];
     let mut stack: Vec<Cow<'_, str>> = Vec::new();
     let mut excess: FxHashMap<Cow<'_, str>, usize> = FxHashMap::default();
     let mut cut: Vec<(usize, usize)> = Vec::new();
-    let mut skip_to = 0; // inside a raw-text element until here
-    for caps in TAG.captures_iter(&html[..searched]) {
-        let whole = caps.get(0).expect("group 0 is the match");
-        let Some(name) = caps.get(2) else {
-            continue; // a comment or CDATA section
+    let foreign = |stack: &[Cow<'_, str>]| stack.iter().any(|n| FOREIGN.contains(&&**n));
+    let mut pos = 0;
+    while pos <= searched.len() {
+        let Some(caps) = TAG.captures_at(searched, pos) else {
+            break;
         };
-        if whole.start() < skip_to {
-            continue;
-        }
+        let whole = caps.get(0).expect("group 0 is the match");
+        pos = whole.end();
+        let Some(name) = caps.get(2) else {
+            if whole.as_str() == CDATA {
+                let (close, len) = if foreign(&stack) {
+                    ("]]>", 3)
+                } else {
+                    (">", 1)
+                };
+                pos = html[pos..]
+                    .find(close)
+                    .map_or(html.len(), |i| pos + i + len);
+            }
+            continue; // a comment, bogus comment or CDATA section
+        };
         let name = lower(name.as_str());
         let closed = caps.get(3).is_some_and(|g| !g.is_empty());
         if caps.get(1).is_some_and(|g| !g.is_empty()) {
@@ -234,8 +263,14 @@ pub fn bound_depth(html: &str) -> Cow<'_, str> {
         if member(NOT_NESTING, &name) {
             continue;
         }
-        if !closed && member(RAW, &name) {
-            skip_to = raw_text_end(html, whole.end(), &name).unwrap_or(html.len());
+        if member(RAW, &name) && !foreign(&stack) {
+            // Raw text, whatever a `/` before the `>` says, to its end tag (`plaintext`: to
+            // the end).
+            pos = if name == "plaintext" {
+                html.len()
+            } else {
+                raw_text_end(html, pos, &name).unwrap_or(html.len())
+            };
             continue;
         }
         if closed && name != "span" && !member(BLOCK, &name) {
@@ -342,7 +377,7 @@ mod tests {
 
     #[test]
     fn raw_text_elements_hide_their_content() {
-        for raw in RAW {
+        for raw in RAW.iter().filter(|r| **r != "plaintext") {
             let html = format!("<{raw}>{}</{raw}>after", "<div>".repeat(900));
             unchanged(&html);
             // The close is found case-insensitively, followed by a space, '/' or '>'.
@@ -362,9 +397,13 @@ mod tests {
             "<div>".repeat(600)
         );
         unchanged(&html);
-        // A self-closing script opens no raw text, and nests nothing.
-        let html = format!("<script/>{}", "<div>".repeat(600));
-        assert_eq!(owned(&html).matches(' ').count(), 600 - MAX_DEPTH);
+        // A `/` before the `>` does not close a script (HTML ignores it): raw text follows.
+        unchanged(&format!("<script/>{}", "<div>".repeat(600)));
+        // `plaintext` never ends, not even at its end tag.
+        unchanged(&format!("<plaintext>x</plaintext>{}", "<div>".repeat(600)));
+        // In SVG or MathML no element is raw text: a `<style>` there hides nothing.
+        let html = format!("<svg><style>{}", "<g>".repeat(600));
+        assert_eq!(owned(&html).matches(' ').count(), 600 + 2 - MAX_DEPTH);
     }
 
     #[test]
@@ -387,8 +426,24 @@ mod tests {
     fn comments_and_cdata_are_skipped() {
         let html = format!("<!--{}-->ok", "<div>".repeat(900));
         unchanged(&html);
-        let html = format!("<![CDATA[{}]]>ok", "<div>".repeat(900));
+        // A CDATA section runs to `]]>` in SVG or MathML, but in HTML content it is a bogus
+        // comment, ended by the first `>`.
+        let html = format!("<svg><![CDATA[{}]]></svg>ok", "<div>".repeat(900));
         unchanged(&html);
+        let html = format!("<![CDATA[{}]]>ok", "<div>".repeat(900));
+        assert_eq!(owned(&html).matches(' ').count(), 899 - MAX_DEPTH);
+        // `<!-->` and `<!--->` are whole (empty) comments, `--!>` ends one, and any other
+        // `<!...>` or `<?...>` is a bogus comment ended by its `>`: the tags after them count.
+        for opener in [
+            "<!-->",
+            "<!--->",
+            "<!-- a --!>",
+            "<!DOCTYPE html>",
+            "<?xml x?>",
+        ] {
+            let html = format!("{opener}{}", "<div>".repeat(600));
+            assert_eq!(owned(&html).matches("<div>").count(), MAX_DEPTH, "{opener}");
+        }
         // An unclosed comment runs to the end of what is searched (the last '>').
         let html = format!("<!--{}", "<div>".repeat(900));
         unchanged(&html);
@@ -474,7 +529,8 @@ mod tests {
         // Only blocks and span nest when written self-closing.
         let html = "<div>".repeat(MAX_DEPTH) + "<b/><span/><div/><title/>";
         let out = owned(&html);
-        assert_eq!(out, "<div>".repeat(MAX_DEPTH) + "<b/>   ");
+        // (`<title/>` opens raw text, as `<title>` does: nothing after it counts.)
+        assert_eq!(out, "<div>".repeat(MAX_DEPTH) + "<b/>  <title/>");
         // `<a / >` is not self-closing: the slash must touch the '>'.
         let html = "<div>".repeat(MAX_DEPTH) + "<i / >";
         assert_eq!(owned(&html), "<div>".repeat(MAX_DEPTH) + " ");

@@ -111,6 +111,28 @@ def test_bound_depth() -> None:
     assert bound(svg) is svg
 
 
+@pytest.mark.parametrize(
+    "prefix",
+    [
+        "<!-->",  # an abrupt empty comment
+        "<!--->",
+        "<!-- x --!>",  # ended by --!>
+        "<![CDATA[ x ]]>",  # a bogus comment in HTML content, ended by its first '>'
+        "<svg><style>",  # no raw text in SVG or MathML: what follows is markup
+        "<math><title>",
+        "<script><!--</script>",  # a comment opener inside raw text ends with the raw text
+        "<?php x ?>",
+        "<!DOCTYPE html>",
+    ],
+)
+def test_markup_before_deep_nesting_does_not_hide_it(prefix: str) -> None:
+    # The nesting bound keeps the parse linear only if nothing hides the tags after it.
+    html = prefix + "<div>" * 3000 + "x" + "</div>" * 3000
+    out = pure_html.bound_depth(html)
+    assert out.count("<div>") <= 512
+    assert "x" in HTMLSplitter(64).extract_text(html)
+
+
 # --- Markdown -------------------------------------------------------------------------
 
 

@@ -28,20 +28,37 @@ _NOT_NESTING = frozenset(
     source track wbr p li dt dd option optgroup rb rt rp rtc tr td th thead tbody tfoot
     colgroup caption html head body a nobr button""".split()
 )
-# Elements whose content is raw text up to their end tag.
-_RAW = frozenset("script style xmp iframe noembed noframes textarea title".split())
+# Elements whose content is raw text up to their end tag (plaintext: to the end).
+_RAW = frozenset("script style xmp iframe noembed noframes textarea title plaintext".split())
 # Where an end tag stops looking for its element (the spec's default scope boundaries).
 _SCOPE = frozenset("applet caption html table td th marquee object template".split())
 # How far below the top of the estimated stack an end tag may find its element.
 _END_REACH = 8
-# A start or end tag up to the first ">" (quotes are not tracked: a ">" inside an attribute
-# value ends the tag early, which only matters for a tag that is removed), or a comment or
-# CDATA section skipped whole. Matched only up to the last ">" of the document, so every
-# match succeeds at the first try and the scan is linear.
+# What the scan stops at, in order: a comment (ended by "-->" or "--!>", or at once by the
+# abrupt "<!-->" and "<!--->", as HTML ends them; unclosed, it runs to the end), the opener of
+# a CDATA section (where it ends depends on the content, see below), any other "<!" or "<?"
+# markup (a bogus comment, ended by the first ">"), and a start or end tag up to the first ">"
+# (quotes are not tracked: a ">" inside an attribute value ends the tag early, which only
+# matters for a tag that is removed). Searched only up to the last ">" of the document, so
+# every match succeeds at the first try and the scan is linear.
 _TAG = re.compile(
-    r"<!--.*?(?:-->|\Z)|<!\[CDATA\[.*?(?:\]\]>|\Z)|<(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*?(/?)>",
+    r"<!--(?:-?>|.*?(?:--!?>|\Z))|<!\[CDATA\[|<[!?][^>]*>"
+    r"|<(/?)([A-Za-z][^\t\n\f\r />]*)[^>]*?(/?)>",
     re.DOTALL,
 )
+_CDATA = "<![CDATA["
+# Elements whose content is foreign (SVG, MathML): there a CDATA section runs to "]]>" and no
+# element's content is raw text.
+_FOREIGN = ("svg", "math")
+
+
+def _raw_end(html: str, name: str, at: int) -> int:
+    """Where the raw text of ``name`` opened at ``at`` ends: its end tag, else the end."""
+    if name == "plaintext":  # never ends
+        return len(html)
+    close = re.compile(r"</" + re.escape(name) + r"[\t\n\f\r />]", re.IGNORECASE)
+    found = close.search(html, at)
+    return len(html) if found is None else found.start()
 
 
 def bound_depth(html: str) -> str:
@@ -52,19 +69,31 @@ def bound_depth(html: str) -> str:
     element (except void elements and those a repeat of themselves closes, such as ``p``,
     ``li``, ``td``); an end tag closes its element when it is among the top few open ones
     with no table/cell boundary in between (and no block, for an inline element's end
-    tag: the parser ignores those); comments and raw-text elements (``script``,
-    ``style``, ``textarea``, ...) are skipped. Run by the facade, so both backends parse the
-    same markup. Idempotent: the result has nothing to remove.
+    tag: the parser ignores those); comments and bogus comments are skipped as HTML ends
+    them, and so is the content of raw-text elements (``script``, ``style``, ``textarea``,
+    ``plaintext``, ...; a ``/`` before the ``>`` does not close them) and CDATA sections
+    (to the first ``>`` in HTML content, to ``]]>`` inside ``svg`` or ``math``, where no
+    element is raw text). Applied by both backends before parsing, so both parse the same
+    markup. Idempotent: the result has nothing to remove.
     """
     if html.count("<") <= MAX_DEPTH:
         return html
     stack: list[str] = []
     excess: dict[str, int] = {}
     cut: list[tuple[int, int]] = []
-    skip_to = 0  # inside a raw-text element until here
-    for m in _TAG.finditer(html, 0, html.rfind(">") + 1):
+    end = html.rfind(">") + 1
+    pos = 0
+    while True:
+        m = _TAG.search(html, pos, end)
+        if m is None:
+            break
+        pos = m.end()
         slash, name, closed = m.group(1, 2, 3)
-        if name is None or m.start() < skip_to:
+        if name is None:
+            if m.group() == _CDATA:
+                foreign = any(n in _FOREIGN for n in stack)
+                close = html.find("]]>" if foreign else ">", pos)
+                pos = len(html) if close < 0 else close + (3 if foreign else 1)
             continue
         name = name.lower()
         if slash:  # an end tag
@@ -85,10 +114,8 @@ def bound_depth(html: str) -> str:
             continue
         if name in _NOT_NESTING:
             continue
-        if name in _RAW and not closed:
-            close = re.compile(r"</" + re.escape(name) + r"[\t\n\f\r />]", re.IGNORECASE)
-            found = close.search(html, m.end())
-            skip_to = len(html) if found is None else found.start()
+        if name in _RAW and not any(n in _FOREIGN for n in stack):
+            pos = _raw_end(html, name, pos)
             continue
         if closed and name not in BLOCK and name != "span":
             continue
