@@ -209,6 +209,8 @@ impl Json<'_> {
         self.out.push_str(if value { "true" } else { "false" });
     }
 
+    // (Only the code splitter writes integers, and it is behind the `code` feature.)
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
     pub(super) fn int(&mut self, key: &str, value: usize) {
         use std::fmt::Write;
         self.key(key);
