@@ -10,7 +10,7 @@ which lands on an earlier copy of repeated text. The chunk's ragchunk metadata (
 
 Needs ``langchain-text-splitters`` (``pip install 'ragchunk[langchain]'``).
 
->>> splitter = CharacterTextSplitter(chunk_size=6)
+>>> splitter = CharacterWindowTextSplitter(chunk_size=6)
 >>> docs = splitter.create_documents(["Same. Same. Same. "])
 >>> [(d.page_content, d.metadata["start_index"]) for d in docs]
 [('Same. ', 0), ('Same. ', 6), ('Same. ', 12)]
@@ -29,7 +29,7 @@ import ragchunk
 from ragchunk.core.chunk import Splitter
 
 __all__ = [
-    "CharacterTextSplitter",
+    "CharacterWindowTextSplitter",
     "CodeTextSplitter",
     "HTMLTextSplitter",
     "JSONTextSplitter",
@@ -109,10 +109,12 @@ class RagchunkTextSplitter(TextSplitter):
         return documents
 
 
-class CharacterTextSplitter(RagchunkTextSplitter):
-    """:class:`ragchunk.CharacterSplitter` as a LangChain splitter.
+class CharacterWindowTextSplitter(RagchunkTextSplitter):
+    """:class:`ragchunk.CharacterSplitter` (fixed windows of characters) as a LangChain
+    splitter. LangChain's own ``CharacterTextSplitter`` (split at a separator, then merge) is
+    another algorithm.
 
-    >>> CharacterTextSplitter(chunk_size=3).split_text("abcdef")
+    >>> CharacterWindowTextSplitter(chunk_size=3).split_text("abcdef")
     ['abc', 'def']
     """
 
