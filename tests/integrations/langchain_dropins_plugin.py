@@ -55,13 +55,8 @@ def _recording(cls: type, method: str) -> None:
 
 
 for _name in NAMES:
-    for _method in (
-        "__init__",
-        "split_text",
-        "create_documents",
-        "split_documents",
-        "_merge_splits",
-    ):
+    # Not _merge_splits: a drop-in whose LangChain hooks are overridden runs LangChain's code.
+    for _method in ("__init__", "split_text", "create_documents", "split_documents"):
         _recording(getattr(dropins, _name), _method)
 
 

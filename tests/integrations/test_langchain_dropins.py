@@ -742,6 +742,26 @@ def test_drop_ins_are_langchains_classes() -> None:
     assert isinstance(w, rc.TokenTextSplitter) and w._tokenizer.name == "o200k_base"
 
 
+class _Shouting:
+    """A user's subclass hook: LangChain's split_text calls it, so the drop-in must too."""
+
+    def _join_docs(self, docs: list[str], separator: str) -> str | None:
+        text = super()._join_docs(docs, separator)  # type: ignore[misc]
+        return None if text is None else text.upper()
+
+
+def test_subclasses_overriding_langchains_hooks_get_them_called() -> None:
+    text = "one two three four five six seven"
+    for name, kwargs in [
+        ("RecursiveCharacterTextSplitter", {"chunk_size": 10, "chunk_overlap": 0}),
+        ("CharacterTextSplitter", {"separator": " ", "chunk_size": 10, "chunk_overlap": 0}),
+    ]:
+        theirs = type("Theirs", (_Shouting, getattr(lc, name)), {})(**kwargs)
+        ours = type("Ours", (_Shouting, getattr(rc, name)), {})(**kwargs)
+        want = theirs.split_text(text)
+        assert want[0].isupper() and ours.split_text(text) == want
+
+
 def test_drop_ins_pickle_and_copy() -> None:
     text = "one two three four five six seven eight nine ten"
     for s in (

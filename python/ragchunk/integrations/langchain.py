@@ -31,8 +31,9 @@ ints, the separators are literals or regexes the Rust engine matches exactly as 
 flags), and the length function is ``len``, a built-in encoding's tiktoken length from
 ``from_tiktoken_encoder`` (``cl100k_base``, ``o200k_base``) on text without special-token
 strings, or any other callable returning ints (called from Rust, with the GIL held). Anything
-else, every call on ragchunk's pure-Python backend, and any call whose length function raises
-or returns something other than a non-negative int, runs LangChain's own method instead
+else, every call on ragchunk's pure-Python backend, any call whose length function raises
+or returns something other than a non-negative int, and a subclass that overrides
+``_split_text``, ``_merge_splits`` or ``_join_docs`` run LangChain's own method instead
 (which then raises, or not, as LangChain does).
 
 **Adapters**: :class:`RagchunkTextSplitter` and its subclasses put any ragchunk chunker behind
@@ -154,6 +155,25 @@ def _exact_counts(
     return count
 
 
+#: The methods LangChain's ``split_text`` goes through: a subclass that overrides one of them
+#: gets LangChain's code, which calls it.
+_HOOKS = {
+    False: ("_split_text", "_merge_splits", "_join_docs"),
+    True: ("_merge_splits", "_join_docs"),
+}
+_CUSTOMISED: dict[tuple[type, bool], bool] = {}
+
+
+def _customised(cls: type, character: bool) -> bool:
+    key = (cls, character)
+    hit = _CUSTOMISED.get(key)
+    if hit is None:
+        base = _lc.CharacterTextSplitter if character else _lc.RecursiveCharacterTextSplitter
+        hit = any(getattr(cls, name) is not getattr(base, name) for name in _HOOKS[character])
+        _CUSTOMISED[key] = hit
+    return hit
+
+
 # One core splitter per drop-in, rebuilt when its configuration or the core module changes.
 # Kept beside the splitters so that they still pickle and copy.
 _PLANS: weakref.WeakKeyDictionary[TextSplitter, tuple[tuple[Any, ...], Any, Any]] = (
@@ -178,6 +198,8 @@ def _core_splitter(
     then keeps an oversized piece apart exactly as LangChain's merge does). An overlap equal
     to the chunk size (LangChain allows it) behaves as one less under the same condition.
     """
+    if _customised(type(splitter), character):
+        return None
     size, overlap = splitter._chunk_size, splitter._chunk_overlap
     if type(size) is not int or type(overlap) is not int or not 0 <= overlap <= size:
         return None
