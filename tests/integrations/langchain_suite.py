@@ -94,20 +94,24 @@ def _outcomes(junit: Path) -> dict[str, str]:
 def run(root: Path, patched: bool, timeout: float = 900) -> SuiteRun:
     """Run ``root``'s ``tests/unit_tests`` (LangChain's own pytest configuration, less its
     ``addopts``) on the Rust backend; ``patched``: with the drop-ins in LangChain's place."""
-    work = Path(tempfile.mkdtemp(prefix="ragchunk-lc-suite-"))
-    junit, stats = work / "junit.xml", work / "stats.json"
-    env = dict(os.environ, RAGCHUNK_BACKEND="rust", RAGCHUNK_LC_SUITE_STATS=str(stats))
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), *filter(None, [env.get("PYTHONPATH")])])
-    cmd = [sys.executable, "-m", "pytest", "tests/unit_tests", "-q", "-p", "no:cacheprovider"]
-    cmd += ["-o", "addopts=", "--rootdir", str(root), f"--junitxml={junit}"]
-    if patched:
-        cmd += ["-p", "langchain_dropins_plugin"]
-    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-    output = done.stdout + done.stderr
-    if not junit.exists():
-        raise RuntimeError(f"LangChain's suite did not run ({done.returncode}):\n{output[-3000:]}")
-    report = json.loads(stats.read_text()) if stats.exists() else {}
-    return SuiteRun(_outcomes(junit), report, output)
+    with tempfile.TemporaryDirectory(prefix="ragchunk-lc-suite-") as work:
+        junit, stats = Path(work) / "junit.xml", Path(work) / "stats.json"
+        env = dict(os.environ, RAGCHUNK_BACKEND="rust", RAGCHUNK_LC_SUITE_STATS=str(stats))
+        env["PYTHONPATH"] = os.pathsep.join([str(HERE), *filter(None, [env.get("PYTHONPATH")])])
+        cmd = [sys.executable, "-m", "pytest", "tests/unit_tests", "-q", "-p", "no:cacheprovider"]
+        cmd += ["-o", "addopts=", "--rootdir", str(root), f"--junitxml={junit}"]
+        if patched:
+            cmd += ["-p", "langchain_dropins_plugin"]
+        done = subprocess.run(
+            cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        output = done.stdout + done.stderr
+        if not junit.exists():
+            raise RuntimeError(
+                f"LangChain's suite did not run ({done.returncode}):\n{output[-3000:]}"
+            )
+        report = json.loads(stats.read_text()) if stats.exists() else {}
+        return SuiteRun(_outcomes(junit), report, output)
 
 
 def _junit_name(nodeid: str) -> str:
@@ -143,7 +147,14 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--dir", type=Path, help="where to download and unpack the sdist")
     args = ap.parse_args()
-    root = fetch(args.dir or Path(tempfile.mkdtemp(prefix="ragchunk-lc-sdist-")))
+    if args.dir is None:
+        with tempfile.TemporaryDirectory(prefix="ragchunk-lc-sdist-") as dest:
+            return report(fetch(Path(dest)))
+    return report(fetch(args.dir))
+
+
+def report(root: Path) -> int:
+    """Run the suite both ways under ``root`` and print the comparison; 1 if they differ."""
     theirs, ours = run(root, patched=False), run(root, patched=True)
     for label, r in (("LangChain's classes", theirs), ("ragchunk's drop-ins", ours)):
         print(
