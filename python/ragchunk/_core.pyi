@@ -34,6 +34,7 @@ __all__ = [
     "flow_take_sentences",
     "hf_register",
     "html_text",
+    "lc_token_windows",
     "markdown_blocks",
     "naive_merge",
     "naive_merge_batch",
@@ -132,6 +133,9 @@ def hf_register(key: str, json: str, add_special_tokens: bool = False) -> None:
 
 def token_edges(text: str, encoding_name: str) -> list[int]:
     """Byte offset where each token starts, then ``len(text)`` in bytes."""
+
+def lc_token_windows(text: str, encoding_name: str, tokens_per_chunk: int, step: int) -> list[str]:
+    """LangChain's ``TokenTextSplitter`` chunks: token windows decoded as tiktoken does."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

@@ -24,6 +24,7 @@ mod counters;
 mod eval;
 mod flow;
 mod guard;
+mod lc_tokens;
 mod markup;
 mod ragflow;
 mod rules;
@@ -48,6 +49,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counters::count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(counters::hf_register, m)?)?;
     m.add_function(wrap_pyfunction!(counters::token_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(lc_tokens::lc_token_windows, m)?)?;
 
     m.add_function(wrap_pyfunction!(ragflow::naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::naive_merge_batch, m)?)?;

@@ -20,7 +20,7 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langchain_core.vectorstores import InMemoryVectorStore
     from ragchunk.integrations.langchain import (
-        CharacterTextSplitter,
+        CharacterWindowTextSplitter,
         MarkdownTextSplitter,
         RagchunkTextSplitter,
         RecursiveTextSplitter,
@@ -32,7 +32,7 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
     ]
     splitters = [
         RecursiveTextSplitter(chunk_size=4, chunk_overlap=2),
-        CharacterTextSplitter(chunk_size=15, chunk_overlap=5),
+        CharacterWindowTextSplitter(chunk_size=15, chunk_overlap=5),
         MarkdownTextSplitter(chunk_size=8),
         RagchunkTextSplitter(ragchunk.SentenceSplitter(6)),
     ]
@@ -63,10 +63,10 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
 
 def test_langchain_offsets_of_overlapping_repeated_text() -> None:
     pytest.importorskip("langchain_text_splitters")
-    from ragchunk.integrations.langchain import CharacterTextSplitter
+    from ragchunk.integrations.langchain import CharacterWindowTextSplitter
 
     text = "ab" * 10
-    ours = CharacterTextSplitter(chunk_size=4, chunk_overlap=3).create_documents([text])
+    ours = CharacterWindowTextSplitter(chunk_size=4, chunk_overlap=3).create_documents([text])
     starts = [d.metadata["start_index"] for d in ours]
     assert starts == [c.start for c in ragchunk.CharacterSplitter(4, 3).split(text)]
     assert all(

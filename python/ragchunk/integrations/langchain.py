@@ -1,45 +1,499 @@
-"""LangChain text splitters backed by ragchunk: real ``langchain_text_splitters.TextSplitter``
-subclasses, so ``split_text``, ``create_documents``, ``split_documents`` and
-``transform_documents`` work wherever LangChain expects a splitter.
+"""LangChain text splitters backed by ragchunk, of two kinds.
 
-``start_index`` (on by default) is the chunk's exact offset in the document, from the
-chunker itself, where LangChain's own splitters search for the chunk text (``text.find``),
-which lands on an earlier copy of repeated text. The chunk's ragchunk metadata (Markdown
-``headers``, code ``language``...) is added to each document's metadata, and
-``end_index`` too.
+**Drop-ins**, named and configured exactly like LangChain's classes and subclasses of them:
+:class:`RecursiveCharacterTextSplitter`, :class:`CharacterTextSplitter` and
+:class:`TokenTextSplitter`. Change the import and nothing else: the same arguments, defaults
+and error messages, the same chunk strings, the same ``Document`` metadata and the same
+``start_index`` (LangChain's own ``create_documents`` computes it). The splitting runs in
+ragchunk's Rust core; whatever the core cannot reproduce exactly runs LangChain's own code
+(see below), so the answer is LangChain's either way.
 
-Needs ``langchain-text-splitters`` (``pip install 'ragchunk[langchain]'``).
+>>> from ragchunk.integrations.langchain import RecursiveCharacterTextSplitter
+>>> splitter = RecursiveCharacterTextSplitter(chunk_size=10, chunk_overlap=1)
+>>> splitter.split_text("Hi.\\n\\nI'm Harrison.\\n\\nHow? Are? You?")
+['Hi.', "I'm", 'Harrison.', 'How? Are?', 'You?']
 
->>> splitter = CharacterTextSplitter(chunk_size=6)
+``start_index`` is LangChain's, on purpose: LangChain finds each chunk with
+``text.find(chunk, offset)`` from an estimate of where it should be, which can land on an
+earlier copy of repeated text, and gives ``-1`` for a chunk re-joined with
+``keep_separator=False`` that is not in the source; the drop-ins give the same numbers. For
+true offsets use the adapters below.
+
+>>> s = RecursiveCharacterTextSplitter(
+...     chunk_size=10, chunk_overlap=0, separators=["-"], keep_separator=False,
+...     add_start_index=True)
+>>> [(d.page_content, d.metadata["start_index"]) for d in s.create_documents(["a--b"])]
+[('a-b', -1)]
+
+The Rust core runs a call when the text is a ``str`` without lone surrogates, the sizes are
+ints, the separators are literals or regexes the Rust engine matches exactly as Python's
+``re`` does (no look-around, ``$``, ``\\b``, ``\\d``, back-references, capturing groups or
+flags), and the length function is ``len``, a built-in encoding's tiktoken length from
+``from_tiktoken_encoder`` (``cl100k_base``, ``o200k_base``) on text without special-token
+strings, or any other callable returning ints (called from Rust, with the GIL held). Anything
+else, every call on ragchunk's pure-Python backend, any call whose length function raises
+or returns something other than a non-negative int, and a subclass that overrides
+``_split_text``, ``_merge_splits`` or ``_join_docs`` run LangChain's own method instead
+(which then raises, or not, as LangChain does).
+
+**Adapters**: :class:`RagchunkTextSplitter` and its subclasses put any ragchunk chunker behind
+LangChain's ``TextSplitter`` interface, with ragchunk's chunking and exact offsets:
+``start_index`` (on by default) is the chunk's true offset in the document, and the chunk's
+ragchunk metadata (Markdown ``headers``, code ``language``...) and ``end_index`` are added to
+each document's metadata.
+
+>>> splitter = CharacterWindowTextSplitter(chunk_size=6)
 >>> docs = splitter.create_documents(["Same. Same. Same. "])
 >>> [(d.page_content, d.metadata["start_index"]) for d in docs]
 [('Same. ', 0), ('Same. ', 6), ('Same. ', 12)]
+
+Needs ``langchain-text-splitters`` (``pip install 'ragchunk[langchain]'``); ``import
+ragchunk`` never imports it.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from typing import Any, ClassVar
+import importlib
+import re
+import weakref
+from collections.abc import Callable, Collection, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any, ClassVar, Literal
 
+import langchain_text_splitters as _lc
 from langchain_core.documents import Document
-from langchain_text_splitters import TextSplitter
+from langchain_text_splitters import Language, TextSplitter
+from typing_extensions import Self
 
 import ragchunk
+from ragchunk.core import dispatch
 from ragchunk.core.chunk import Splitter
+from ragchunk.core.tokenizers import _is_builtin_encoding
+from ragchunk.splitters.recursive import _rust_regex
 
 __all__ = [
     "CharacterTextSplitter",
+    "CharacterWindowTextSplitter",
     "CodeTextSplitter",
     "HTMLTextSplitter",
     "JSONTextSplitter",
+    "Language",
     "MarkdownTextSplitter",
     "RagchunkTextSplitter",
+    "RecursiveCharacterTextSplitter",
     "RecursiveTextSplitter",
     "SentenceTextSplitter",
     "TitleTreeTextSplitter",
+    "TokenTextSplitter",
     "TokenWindowTextSplitter",
 ]
+
+# ----------------------------------------------------------------------------------------------
+# The drop-ins' machinery: when the core gives LangChain's answer, and the core splitter then.
+
+#: Counts above this run LangChain's code (Rust adds counts up in 64-bit integers).
+_MAX_COUNT = 1 << 40
+#: LangChain's CharacterTextSplitter re-joins nothing for separators starting with these.
+_LOOKAROUND = ("(?=", "(?<!", "(?<=", "(?!")
+
+
+class _Inexact(Exception):
+    """A length the core would not add up as LangChain does: LangChain's code runs instead."""
+
+
+class _TiktokenLength:
+    """LangChain's tiktoken length function (what ``from_tiktoken_encoder`` builds), called as
+    it is, with what the core needs to count the same tokens in Rust: the built-in encoding it
+    is equivalent to, if any, and the special-token strings (text holding one goes to
+    LangChain's code, where tiktoken refuses it or counts it as one token)."""
+
+    __slots__ = ("builtin", "function", "special")
+
+    def __init__(self, function: Callable[[str], int], encoding: Any) -> None:
+        self.function = function
+        self.builtin = _is_builtin_encoding(encoding)
+        self.special = tuple(sorted(encoding.special_tokens_set))
+
+    def __call__(self, text: str) -> int:
+        return self.function(text)
+
+
+def _with_tiktoken_length(
+    splitter: TextSplitter, encoding_name: str, model_name: str | None
+) -> None:
+    """Mark the length function LangChain's ``from_tiktoken_encoder`` gave ``splitter``."""
+    tiktoken: Any = importlib.import_module("tiktoken")
+    if model_name is not None:
+        encoding = tiktoken.encoding_for_model(model_name)
+    else:
+        encoding = tiktoken.get_encoding(encoding_name)
+    splitter._length_function = _TiktokenLength(splitter._length_function, encoding)
+
+
+def _keep_mode(keep: object) -> str:
+    # LangChain tests truthiness, then `== "end"`: any other true value keeps at the start.
+    if not keep:
+        return "none"
+    return "end" if keep == "end" else "start"
+
+
+def _exact_counts(
+    function: Callable[[str], Any], positive: bool, exempt: frozenset[str]
+) -> Callable[[str], int]:
+    """``function`` as the core's counter: a result other than a non-negative int (or, with
+    ``positive``, 0 for text other than ``exempt``) raises :class:`_Inexact`."""
+
+    def count(text: str) -> int:
+        n = function(text)
+        if n.__class__ is not int or not 0 <= n <= _MAX_COUNT:
+            raise _Inexact
+        if positive and n == 0 and text not in exempt:
+            raise _Inexact
+        return n
+
+    return count
+
+
+#: The methods LangChain's ``split_text`` goes through: a subclass that overrides one of them
+#: gets LangChain's code, which calls it.
+_HOOKS = {
+    False: ("_split_text", "_merge_splits", "_join_docs"),
+    True: ("_merge_splits", "_join_docs"),
+}
+_CUSTOMISED: dict[tuple[type, bool], bool] = {}
+
+
+def _customised(cls: type, character: bool) -> bool:
+    key = (cls, character)
+    hit = _CUSTOMISED.get(key)
+    if hit is None:
+        base = _lc.CharacterTextSplitter if character else _lc.RecursiveCharacterTextSplitter
+        hit = any(getattr(cls, name) is not getattr(base, name) for name in _HOOKS[character])
+        _CUSTOMISED[key] = hit
+    return hit
+
+
+# One core splitter per drop-in, rebuilt when its configuration or the core module changes.
+# Kept beside the splitters so that they still pickle and copy.
+_PLANS: weakref.WeakKeyDictionary[TextSplitter, tuple[tuple[Any, ...], Any, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _core_splitter(
+    splitter: TextSplitter,
+    core: Any,
+    text: str,
+    separators: Sequence[object],
+    is_regex: bool,
+    character: bool,
+) -> Any | None:
+    """The core's ``RecursiveSplitter`` that gives LangChain's chunks of ``text`` for
+    ``splitter``'s configuration, or None when only LangChain's code does.
+
+    ``character``: LangChain's ``CharacterTextSplitter`` (one separator, every piece merged,
+    an oversized piece stripped), which is the recursive splitter over that one separator with
+    every chunk stripped afterwards, as long as every piece measures at least 1 (the core
+    then keeps an oversized piece apart exactly as LangChain's merge does). An overlap equal
+    to the chunk size (LangChain allows it) behaves as one less under the same condition.
+    """
+    if _customised(type(splitter), character):
+        return None
+    size, overlap = splitter._chunk_size, splitter._chunk_overlap
+    if type(size) is not int or type(overlap) is not int or not 0 <= overlap <= size:
+        return None
+    if size > _MAX_COUNT:
+        return None
+    keep = _keep_mode(splitter._keep_separator)
+    strip = bool(splitter._strip_whitespace)
+    function = splitter._length_function
+    positive = character or overlap == size
+    builtin = None
+    if function is len:
+        length: str = "chars"
+    elif isinstance(function, _TiktokenLength) and function.builtin is not None:
+        if any(token in text for token in function.special):
+            return None
+        length, builtin = "tokens", function.builtin
+    else:
+        # LangChain measures the join string "" when separators are kept; the core adds 0.
+        if keep != "none" and function("") != 0:
+            return None
+        length = "tokens"
+    seps = tuple(separators)
+    key = (core, size, overlap, seps, bool(is_regex), keep, strip, length, builtin)
+    hit = _PLANS.get(splitter)
+    if hit is not None and hit[2] is function and hit[0] == key:
+        return hit[1]
+    rust_seps: list[tuple[str, str | None]] = []
+    for sep in seps:
+        if not isinstance(sep, str):
+            return None
+        if not is_regex or not sep:
+            rust_seps.append((sep, None))
+            continue
+        if character and sep.startswith(_LOOKAROUND):
+            return None
+        if re.compile(sep).groups:  # re.split would put the groups' text among the pieces
+            return None
+        translated = _rust_regex(sep)
+        if translated is None:
+            return None
+        rust_seps.append((sep, translated))
+    counter = None
+    if length == "tokens" and builtin is None:
+        exempt = (
+            frozenset(s for s, _ in rust_seps)
+            if character and keep == "none" and not is_regex
+            else frozenset()
+        )
+        counter = _exact_counts(function, positive, exempt)
+    built = core.RecursiveSplitter(
+        size, min(overlap, size - 1), rust_seps, keep, strip, length, builtin, counter
+    )
+    _PLANS[splitter] = (key, built, function)
+    return built
+
+
+def _split(
+    splitter: TextSplitter,
+    text: str,
+    separators: Callable[[], tuple[Sequence[object], object]],
+    character: bool,
+    langchain: Callable[[str], list[str]],
+) -> list[str]:
+    """``splitter.split_text(text)``: the core's chunks, or LangChain's own ``langchain``.
+    ``separators()`` reads the splitter's separators and ``is_separator_regex``."""
+
+    def rust(core: Any) -> list[str]:
+        if not isinstance(text, str):
+            return langchain(text)
+        try:
+            seps, is_regex = separators()
+            built = _core_splitter(splitter, core, text, seps, bool(is_regex), character)
+            if built is None:
+                return langchain(text)
+            chunks: list[str] = built.split_text(text)
+        except Exception:
+            # A length function that raised or returned what the core does not add up as
+            # LangChain does, text with a lone surrogate, a regex the Rust engine will not
+            # build: LangChain's code gives the answer, or raises its own error.
+            return langchain(text)
+        if character and splitter._strip_whitespace:
+            # LangChain strips a piece longer than the chunk size too; the core emits it whole.
+            return [c for c in (chunk.strip() for chunk in chunks) if c]
+        return chunks
+
+    return dispatch.run_exact(rust, lambda: langchain(text))
+
+
+_TOKENIZERS: dict[int, tuple[Any, str | None, tuple[str, ...]]] = {}
+
+
+def _token_windows(splitter: TextSplitter, core: Any, text: str) -> list[str] | None:
+    """LangChain's ``TokenTextSplitter`` chunks of ``text`` from the core, or None when only
+    LangChain's code gives them (an encoding other than the built-in ones, special-token
+    text, an overlap LangChain refuses with its own error)."""
+    size, overlap = splitter._chunk_size, splitter._chunk_overlap
+    if type(size) is not int or type(overlap) is not int or not 0 <= overlap < size:
+        return None
+    encoding = splitter._tokenizer  # type: ignore[attr-defined]
+    known = _TOKENIZERS.get(id(encoding))
+    if known is None or known[0] is not encoding:
+        known = (encoding, _is_builtin_encoding(encoding), tuple(encoding.special_tokens_set))
+        _TOKENIZERS[id(encoding)] = known
+    _, builtin, special = known
+    if builtin is None or any(token in text for token in special):
+        return None
+    return core.lc_token_windows(text, builtin, size, size - overlap)  # type: ignore[no-any-return]
+
+
+# ----------------------------------------------------------------------------------------------
+# The drop-ins.
+
+
+class RecursiveCharacterTextSplitter(_lc.RecursiveCharacterTextSplitter):
+    """LangChain's ``RecursiveCharacterTextSplitter``, split by ragchunk's Rust core: a
+    drop-in, and a subclass of LangChain's class.
+
+    The same constructor and defaults: ``separators`` (``["\\n\\n", "\\n", " ", ""]``),
+    ``keep_separator`` (``True`` = ``"start"``, ``"end"``, ``False``), ``is_separator_regex``,
+    and ``TextSplitter``'s ``chunk_size=4000``, ``chunk_overlap=200``, ``length_function=len``,
+    ``add_start_index=False``, ``strip_whitespace=True``; the same classmethods
+    (:meth:`from_language`, :meth:`from_tiktoken_encoder`, ``from_huggingface_tokenizer``);
+    LangChain's ``get_separators_for_language``, inherited and so read from the installed
+    LangChain when called (every ``Language`` member it has); LangChain's chunks,
+    ``create_documents``/``split_documents`` metadata and ``start_index``.
+
+    Regex separators the Rust engine lacks run LangChain's code: ``Language.LATEX`` (its
+    ``"$$"`` and ``"$"`` are end-of-text anchors as regexes) and ``Language.VISUALBASIC6``
+    (look-ahead).
+
+    >>> s = RecursiveCharacterTextSplitter(
+    ...     chunk_size=10, chunk_overlap=0, separators=[",", "."], keep_separator="end")
+    >>> s.split_text("Apple,banana,orange and tomato.")
+    ['Apple,', 'banana,', 'orange and tomato.']
+    >>> isinstance(s, _lc.RecursiveCharacterTextSplitter)
+    True
+    """
+
+    def split_text(self, text: str) -> list[str]:
+        """LangChain's chunks of ``text``.
+
+        >>> RecursiveCharacterTextSplitter(chunk_size=6, chunk_overlap=0).split_text(
+        ...     "w1 w1 w1 w1 w1")
+        ['w1 w1', 'w1 w1', 'w1']
+        """
+        return _split(
+            self,
+            text,
+            lambda: (self._separators, self._is_separator_regex),
+            False,
+            super().split_text,
+        )
+
+    @classmethod
+    def from_language(cls, language: Language, **kwargs: Any) -> Self:
+        """A splitter with LangChain's separators for ``language`` (regexes), as LangChain's
+        ``from_language``.
+
+        >>> code = "def a():\\n    return 1\\n\\ndef b():\\n    return 2\\n"
+        >>> RecursiveCharacterTextSplitter.from_language(
+        ...     Language.PYTHON, chunk_size=24, chunk_overlap=0).split_text(code)
+        ['def a():\\n    return 1', 'def b():\\n    return 2']
+        """
+        splitter = super().from_language(language, **kwargs)
+        assert isinstance(splitter, cls)
+        return splitter
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> Self:
+        """A splitter measuring in tiktoken tokens, as LangChain's ``from_tiktoken_encoder``
+        (LangChain's own length function, so the same errors on special-token text). For
+        ``cl100k_base`` and ``o200k_base`` (or a model using one) the core counts in Rust.
+
+        >>> s = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
+        ...     encoding_name="cl100k_base", chunk_size=4, chunk_overlap=0)
+        >>> s.split_text("one two three four five six")
+        ['one two three four', 'five six']
+        """
+        splitter = super().from_tiktoken_encoder(
+            encoding_name, model_name, allowed_special, disallowed_special, **kwargs
+        )
+        _with_tiktoken_length(splitter, encoding_name, model_name)
+        return splitter
+
+
+class CharacterTextSplitter(_lc.CharacterTextSplitter):
+    """LangChain's ``CharacterTextSplitter``, split by ragchunk's Rust core: a drop-in, and a
+    subclass of LangChain's class. Splits at every match of one separator, then merges the
+    pieces up to ``chunk_size`` with LangChain's overlap rule.
+
+    The same constructor and defaults: ``separator="\\n\\n"``, ``is_separator_regex=False``,
+    and ``TextSplitter``'s ``chunk_size=4000``, ``chunk_overlap=200``, ``length_function=len``,
+    ``keep_separator=False`` (or ``True``/``"start"``, ``"end"``), ``add_start_index=False``,
+    ``strip_whitespace=True``; :meth:`from_tiktoken_encoder` and
+    ``from_huggingface_tokenizer``; LangChain's chunks, metadata and ``start_index``. A
+    look-around regex separator runs LangChain's code (it is never re-inserted).
+
+    Fixed windows of characters are :class:`CharacterWindowTextSplitter`.
+
+    >>> CharacterTextSplitter(separator=" ", chunk_size=7, chunk_overlap=3).split_text(
+    ...     "foo bar baz 123")
+    ['foo bar', 'bar baz', 'baz 123']
+    """
+
+    def split_text(self, text: str) -> list[str]:
+        """LangChain's chunks of ``text``.
+
+        >>> CharacterTextSplitter(separator=".", keep_separator="end", chunk_size=1,
+        ...     chunk_overlap=0).split_text("foo.bar.baz")
+        ['foo.', 'bar.', 'baz']
+        """
+        return _split(
+            self,
+            text,
+            lambda: ([self._separator], self._is_separator_regex),
+            True,
+            super().split_text,
+        )
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> Self:
+        """A splitter measuring in tiktoken tokens, as LangChain's ``from_tiktoken_encoder``
+        (see :meth:`RecursiveCharacterTextSplitter.from_tiktoken_encoder`).
+
+        >>> s = CharacterTextSplitter.from_tiktoken_encoder(
+        ...     encoding_name="cl100k_base", separator=" ", chunk_size=3, chunk_overlap=0)
+        >>> s.split_text("one two three")
+        ['one two', 'three']
+        """
+        splitter = super().from_tiktoken_encoder(
+            encoding_name, model_name, allowed_special, disallowed_special, **kwargs
+        )
+        _with_tiktoken_length(splitter, encoding_name, model_name)
+        return splitter
+
+
+class TokenTextSplitter(_lc.TokenTextSplitter):
+    """LangChain's ``TokenTextSplitter``, windowed by ragchunk's Rust core: a drop-in, and a
+    subclass of LangChain's class.
+
+    The same constructor and defaults (``encoding_name="gpt2"``, ``model_name``,
+    ``allowed_special``, ``disallowed_special="all"``, ``chunk_size=4000``,
+    ``chunk_overlap=200``...) and LangChain's chunks: windows of ``chunk_size`` token ids,
+    each ``chunk_size - chunk_overlap`` after the previous, decoded as tiktoken decodes them,
+    so a window may start or end inside a character (its bytes there become U+FFFD), as
+    LangChain's do. The windows come from the core for ``cl100k_base`` and ``o200k_base`` on
+    text without special-token strings; anything else runs LangChain's code. (ragchunk's own
+    :class:`TokenWindowTextSplitter` never cuts a character.)
+
+    >>> s = TokenTextSplitter(encoding_name="cl100k_base", chunk_size=2, chunk_overlap=1)
+    >>> s.split_text("one two three")
+    ['one two', ' two three']
+    >>> TokenTextSplitter(encoding_name="cl100k_base", chunk_size=2, chunk_overlap=0
+    ...     ).split_text("🦀 crab")
+    ['\ufffd', '\ufffd crab']
+    """
+
+    def split_text(self, text: str) -> list[str]:
+        """LangChain's chunks of ``text``.
+
+        >>> TokenTextSplitter(encoding_name="o200k_base", chunk_size=3, chunk_overlap=0
+        ...     ).split_text("one two three four")
+        ['one two three', ' four']
+        """
+        langchain = super().split_text
+
+        def rust(core: Any) -> list[str]:
+            if not isinstance(text, str):
+                return langchain(text)
+            try:
+                windows = _token_windows(self, core, text)
+            except Exception:  # a lone surrogate, a size beyond 64 bits: LangChain's code
+                return langchain(text)
+            return langchain(text) if windows is None else windows
+
+        return dispatch.run_exact(rust, lambda: langchain(text))
+
+
+# ----------------------------------------------------------------------------------------------
+# The adapters: ragchunk's chunkers behind LangChain's interface, with exact offsets.
 
 
 class RagchunkTextSplitter(TextSplitter):
@@ -109,10 +563,12 @@ class RagchunkTextSplitter(TextSplitter):
         return documents
 
 
-class CharacterTextSplitter(RagchunkTextSplitter):
-    """:class:`ragchunk.CharacterSplitter` as a LangChain splitter.
+class CharacterWindowTextSplitter(RagchunkTextSplitter):
+    """:class:`ragchunk.CharacterSplitter` (fixed windows of characters) as a LangChain
+    splitter. LangChain's own ``CharacterTextSplitter`` (split at a separator, then merge) is
+    :class:`CharacterTextSplitter`.
 
-    >>> CharacterTextSplitter(chunk_size=3).split_text("abcdef")
+    >>> CharacterWindowTextSplitter(chunk_size=3).split_text("abcdef")
     ['abc', 'def']
     """
 
