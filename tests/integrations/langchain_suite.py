@@ -1,14 +1,15 @@
 """LangChain's own unit tests, run twice: on LangChain's classes, then on ragchunk's drop-ins.
 
-    .venv/bin/python tests/integrations/langchain_suite.py [--dir DIR]
+    .venv/bin/python tests/integrations/langchain_suite.py [--dir DIR] [--fetch-only]
 
 fetches the sdist of the installed ``langchain-text-splitters`` (``pip download --no-deps
---no-binary :all: langchain-text-splitters==VERSION -d DIR``, a temporary folder unless
+--no-binary :all: langchain-text-splitters==VERSION -d DIR``, into :data:`SDISTS` unless
 ``--dir`` is given; nothing of it enters the repository), runs its ``tests/unit_tests`` as
 they are, then again with ``langchain_dropins_plugin`` loaded (LangChain's
 ``RecursiveCharacterTextSplitter``, ``CharacterTextSplitter`` and ``TokenTextSplitter``
-replaced by ragchunk's), and prints each test whose outcome differs. ``test_langchain_dropins``
-runs it as a test.
+replaced by ragchunk's), and prints each test whose outcome differs. ``--fetch-only`` stops
+after the download: the test set-up (``scripts/setup.sh --dev``) runs that, so the test
+suite itself downloads nothing; ``test_langchain_dropins`` runs the comparison as a test.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = "langchain-text-splitters"
+#: Where the test set-up unpacks the sdist (inside the project's virtual environment, which
+#: git ignores).
+SDISTS = HERE.parent.parent / ".venv" / "sdists"
 
 
 class FetchError(RuntimeError):
@@ -49,6 +53,13 @@ class SuiteRun:
 def version() -> str:
     """The installed langchain-text-splitters version: the tests run are that release's."""
     return importlib.metadata.version(PACKAGE)
+
+
+def fetched(dest: Path = SDISTS, release: str | None = None) -> Path | None:
+    """The unpacked source folder of ``release`` (default: the installed one) under ``dest``
+    if it was fetched already, else None (nothing is downloaded)."""
+    root = dest / f"langchain_text_splitters-{release or version()}"
+    return root if (root / "tests" / "unit_tests").is_dir() else None
 
 
 def fetch(dest: Path, release: str | None = None) -> Path:
@@ -145,12 +156,11 @@ def differences(langchain: SuiteRun, dropins: SuiteRun) -> dict[str, tuple[str, 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--dir", type=Path, help="where to download and unpack the sdist")
+    ap.add_argument("--dir", type=Path, default=SDISTS, help="where the sdist is unpacked")
+    ap.add_argument("--fetch-only", action="store_true", help="download and unpack, no run")
     args = ap.parse_args()
-    if args.dir is None:
-        with tempfile.TemporaryDirectory(prefix="ragchunk-lc-sdist-") as dest:
-            return report(fetch(Path(dest)))
-    return report(fetch(args.dir))
+    root = fetch(args.dir)
+    return 0 if args.fetch_only else report(root)
 
 
 def report(root: Path) -> int:

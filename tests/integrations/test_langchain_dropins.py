@@ -797,14 +797,16 @@ KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
-def langchain_sources(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def langchain_sources() -> Path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import langchain_suite
 
-    try:
-        return langchain_suite.fetch(tmp_path_factory.mktemp("langchain-sdist"))
-    except langchain_suite.FetchError as exc:
-        pytest.skip(f"PyPI NOT REACHABLE: LangChain's test suite could not be fetched: {exc}")
+    root = langchain_suite.fetched()
+    if root is None:  # the set-up fetches it; the tests download nothing
+        pytest.fail(
+            f"LangChain's sdist is not in {langchain_suite.SDISTS}: run scripts/setup.sh --dev"
+        )
+    return root
 
 
 @pytest.mark.single_backend
