@@ -23,6 +23,7 @@ mod counters;
 mod eval;
 mod flow;
 mod guard;
+mod li_split;
 mod ragflow;
 mod semantic;
 mod strings;
@@ -81,5 +82,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_gradient, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
+    li_split::register(m)?;
     Ok(())
 }

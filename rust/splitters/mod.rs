@@ -19,6 +19,7 @@ pub mod character;
 pub mod code;
 pub mod html;
 pub mod lines;
+pub mod llama_index;
 pub mod markdown;
 pub mod packer;
 pub mod recursive;
