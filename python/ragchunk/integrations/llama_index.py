@@ -294,7 +294,7 @@ def _rust_punkt(core: Any) -> Callable[[str], list[str]]:
 class _Piece:
     text: str
     is_sentence: bool
-    tokens: int
+    token_size: int
 
 
 _SINGLE_TOKEN = "Single token exceeded chunk size"
@@ -348,7 +348,9 @@ class _DropIn(MetadataAwareTextSplitter):
     def _split_python(self, text: str, chunk_size: int) -> list[str]:
         raise NotImplementedError
 
-    def _finish_rust(self, text: str, outcome: tuple[Any, ...]) -> list[str] | None:
+    def _finish_rust(
+        self, text: str, chunk_size: int, outcome: tuple[Any, ...]
+    ) -> list[str] | None:
         raise NotImplementedError
 
     # the public splitting API
@@ -449,7 +451,7 @@ class _DropIn(MetadataAwareTextSplitter):
             ) as event:
                 chunks = None
                 if outcomes[i] is not None:
-                    chunks = self._finish_rust(text, outcomes[i])
+                    chunks = self._finish_rust(text, sizes[i], outcomes[i])
                 if chunks is None:
                     chunks = self._split_python(text, sizes[i])
                 event.on_end(payload={EventPayload.CHUNKS: chunks})
@@ -615,7 +617,9 @@ class SentenceSplitter(_DropIn):
             core, self.chunk_overlap, separator, paragraph_separator, clause, name, mode
         )
 
-    def _finish_rust(self, text: str, outcome: tuple[Any, ...]) -> list[str] | None:
+    def _finish_rust(
+        self, text: str, chunk_size: int, outcome: tuple[Any, ...]
+    ) -> list[str] | None:
         chunks, status = outcome
         if status == 1:
             raise ValueError(_SINGLE_TOKEN)
@@ -638,6 +642,15 @@ class SentenceSplitter(_DropIn):
         pieces: list[_Piece] = []
         self._pieces(text, chunk_size, self._count(text), split_fns, pieces)
         return self._merge(pieces, chunk_size)
+
+    # LlamaIndex's private steps, with its signatures (its tests call them).
+    def _token_size(self, text: str) -> int:
+        return self._count(text)
+
+    def _split(self, text: str, chunk_size: int) -> list[_Piece]:
+        pieces: list[_Piece] = []
+        self._pieces(text, chunk_size, self._count(text), self._split_fns, pieces)
+        return pieces
 
     def _pieces(
         self,
@@ -677,23 +690,23 @@ class SentenceSplitter(_DropIn):
         i = 0
         while i < len(pieces):
             piece = pieces[i]
-            if piece.tokens > chunk_size:
+            if piece.token_size > chunk_size:
                 raise ValueError(_SINGLE_TOKEN)
-            if cur_len + piece.tokens > chunk_size and not fresh:
+            if cur_len + piece.token_size > chunk_size and not fresh:
                 chunks.append("".join(p.text for p in cur))
                 last, cur, cur_len, fresh = cur, [], 0, True
                 for p in reversed(last):
-                    if cur_len + p.tokens > self.chunk_overlap:
+                    if cur_len + p.token_size > self.chunk_overlap:
                         break
-                    cur_len += p.tokens
+                    cur_len += p.token_size
                     cur.insert(0, p)
                 continue
             if fresh:
-                while cur and cur_len + piece.tokens > chunk_size:
-                    cur_len -= cur.pop(0).tokens
+                while cur and cur_len + piece.token_size > chunk_size:
+                    cur_len -= cur.pop(0).token_size
             # Not fresh means the piece fits, so LlamaIndex's "close the chunk when a clause
             # does not fit" branch is never taken.
-            cur_len += piece.tokens
+            cur_len += piece.token_size
             cur.append(piece)
             i += 1
             fresh = False
@@ -819,21 +832,35 @@ class TokenTextSplitter(_DropIn):
             core, self.chunk_overlap, tuple(seps), self.keep_whitespaces, name, mode
         )
 
-    def _finish_rust(self, text: str, outcome: tuple[Any, ...]) -> list[str] | None:
+    def _finish_rust(
+        self, text: str, chunk_size: int, outcome: tuple[Any, ...]
+    ) -> list[str] | None:
         chunks, oversized, status = outcome
         if status == 2:
             self._tokenizer(text)  # raises the tokenizer's own error
             return None
         for n in oversized:
-            self._warn_oversized(n)
+            self._warn_oversized(n, chunk_size)
         return list(chunks)
 
-    def _warn_oversized(self, n: int) -> None:
-        _logger.warning("Got a split of size %d, larger than chunk size %d.", n, self.chunk_size)
+    def _warn_oversized(self, n: int, chunk_size: int) -> None:
+        _logger.warning("Got a split of size %d, larger than chunk size %d.", n, chunk_size)
 
     def _split_python(self, text: str, chunk_size: int) -> list[str]:
         splits: list[tuple[str, int]] = []
         self._pieces(text, chunk_size, self._count(text), splits)
+        return self._merge_counted(splits, chunk_size)
+
+    # LlamaIndex's private steps, with its signatures (its tests call them).
+    def _split(self, text: str, chunk_size: int) -> list[str]:
+        splits: list[tuple[str, int]] = []
+        self._pieces(text, chunk_size, self._count(text), splits)
+        return [s for s, _ in splits]
+
+    def _merge(self, splits: list[str], chunk_size: int) -> list[str]:
+        return self._merge_counted([(s, self._count(s)) for s in splits], chunk_size)
+
+    def _merge_counted(self, splits: list[tuple[str, int]], chunk_size: int) -> list[str]:
         chunks: list[str] = []
         cur: list[tuple[str, int]] = []
         cur_len = 0
@@ -846,7 +873,7 @@ class TokenTextSplitter(_DropIn):
 
         for split, n in splits:
             if n > chunk_size:
-                self._warn_oversized(n)
+                self._warn_oversized(n, chunk_size)
             if cur_len + n > chunk_size:
                 finish()
                 while cur and (cur_len > self.chunk_overlap or cur_len + n > chunk_size):
