@@ -8,6 +8,8 @@ __all__ = [
     "CharacterSplitter",
     "CodeSplitter",
     "HTMLSplitter",
+    "LlamaIndexSentence",
+    "LlamaIndexToken",
     "MarkdownSplitter",
     "RecursiveSplitter",
     "SentenceSplitter",
@@ -35,6 +37,7 @@ __all__ = [
     "hf_register",
     "html_text",
     "lc_token_windows",
+    "li_punkt_sentences",
     "markdown_blocks",
     "naive_merge",
     "naive_merge_batch",
@@ -359,3 +362,42 @@ def semantic_mean_pool(
     chunks: list[tuple[int, int]],
 ) -> list[float]:
     """Mean token vector per chunk span, flattened (NaN rows for chunks without tokens)."""
+
+# LlamaIndex's SentenceSplitter / TokenTextSplitter algorithms (ragchunk.integrations.llama_index).
+# `mode`: "all" (encode with allowed_special="all"), "ordinary" or "exact"; a status of 1 is
+# "Single token exceeded chunk size", 2 special-token text refused under "exact".
+
+@final
+class LlamaIndexSentence:
+    def __new__(
+        cls,
+        chunk_overlap: int,
+        separator: str,
+        paragraph_separator: str,
+        clause_regex: bool,
+        encoding_name: str,
+        mode_name: str,
+        classify: Callable[[str], int],
+    ) -> LlamaIndexSentence: ...
+    def split(self, text: str, chunk_size: int) -> tuple[list[str], int]: ...
+    def split_batch(
+        self, texts: list[str], chunk_sizes: list[int], workers: int | None = None
+    ) -> list[tuple[list[str], int]]: ...
+
+@final
+class LlamaIndexToken:
+    def __new__(
+        cls,
+        chunk_overlap: int,
+        separators: list[str],
+        keep_whitespaces: bool,
+        encoding_name: str,
+        mode_name: str,
+    ) -> LlamaIndexToken: ...
+    def split(self, text: str, chunk_size: int) -> tuple[list[str], list[int], int]: ...
+    def split_batch(
+        self, texts: list[str], chunk_sizes: list[int], workers: int | None = None
+    ) -> list[tuple[list[str], list[int], int]]: ...
+
+def li_punkt_sentences(text: str, classify: Callable[[str], int]) -> list[str]:
+    """LlamaIndex's default sentence split (untrained NLTK Punkt) of ``text``."""

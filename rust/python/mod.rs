@@ -25,6 +25,7 @@ mod eval;
 mod flow;
 mod guard;
 mod lc_tokens;
+mod li_split;
 mod markup;
 mod ragflow;
 mod rules;
@@ -88,5 +89,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_gradient, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
+    li_split::register(m)?;
     Ok(())
 }

@@ -20,6 +20,7 @@ pub mod code;
 pub mod html;
 pub mod html_depth;
 pub mod lines;
+pub mod llama_index;
 pub mod markdown;
 pub mod packer;
 pub mod recursive;

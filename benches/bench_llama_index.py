@@ -1,0 +1,153 @@
+"""LlamaIndex drop-ins: each timed against the LlamaIndex class it replaces, same outputs.
+
+    .venv/bin/python -m pytest benches/bench_llama_index.py --benchmark-only   # timings
+    .venv/bin/python benches/bench_llama_index.py [--limit-mb 4] [--rounds 3]  # ratios
+
+The comparison runs ``split_text`` over every document (``../shared/corpus``, the whole of it
+by default), ``split_texts`` over all of them at once and ``get_nodes_from_documents`` on
+``Document``s with metadata, for ``SentenceSplitter`` and ``TokenTextSplitter`` with
+LlamaIndex's default tokenizer, in interleaved rounds after one untimed warm-up round. It
+asserts, in every round, that the drop-in's chunks equal LlamaIndex's and, for nodes, that
+text, offsets, metadata, relationships and hashes are equal (ids from one ``id_func``). It
+prints MB/s medians and LlamaIndex's time as a multiple of the drop-in's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _corpus import load_corpus, offline_tiktoken
+
+offline_tiktoken()
+
+li = pytest.importorskip("llama_index.core.node_parser")
+from llama_index.core import Document  # noqa: E402
+from ragchunk.integrations import llama_index as ours  # noqa: E402
+
+SIZE = 512
+OVERLAP = 50
+PAIRS = [
+    ("SentenceSplitter", ours.SentenceSplitter, li.SentenceSplitter),
+    ("TokenTextSplitter", ours.TokenTextSplitter, li.TokenTextSplitter),
+]
+
+
+def ids(i: int, doc: Any) -> str:
+    return f"{doc.id_}-{i}"
+
+
+def documents(docs: list[str]) -> list[Any]:
+    return [
+        Document(text=t, id_=f"doc{i}", metadata={"file_name": f"doc{i}.md"})
+        for i, t in enumerate(docs)
+    ]
+
+
+def node_view(nodes: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            n.id_,
+            n.text,
+            n.start_char_idx,
+            n.end_char_idx,
+            n.metadata,
+            sorted((str(k), v.node_id) for k, v in n.relationships.items()),
+            n.hash,
+        )
+        for n in nodes
+    ]
+
+
+@pytest.fixture(scope="module")
+def sample() -> list[str]:
+    _, docs = load_corpus(limit_bytes=300_000)
+    return docs
+
+
+@pytest.mark.parametrize(("name", "drop_in", "theirs"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_bench_llama_index_split_text(
+    benchmark: Any, sample: list[str], name: str, drop_in: Any, theirs: Any
+) -> None:
+    splitter = drop_in(chunk_size=SIZE, chunk_overlap=OVERLAP)
+    got = benchmark(lambda: [splitter.split_text(d) for d in sample])
+    oracle = theirs(chunk_size=SIZE, chunk_overlap=OVERLAP)
+    assert got == [oracle.split_text(d) for d in sample]
+
+
+@pytest.mark.parametrize(("name", "drop_in", "theirs"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_bench_llama_index_nodes(
+    benchmark: Any, sample: list[str], name: str, drop_in: Any, theirs: Any
+) -> None:
+    splitter = drop_in(chunk_size=SIZE, chunk_overlap=OVERLAP, id_func=ids)
+    got = benchmark(lambda: splitter.get_nodes_from_documents(documents(sample)))
+    oracle = theirs(chunk_size=SIZE, chunk_overlap=OVERLAP, id_func=ids)
+    assert node_view(got) == node_view(oracle.get_nodes_from_documents(documents(sample)))
+
+
+# ---- side-by-side comparison -----------------------------------------------------------------
+
+Task = tuple[str, Callable[[Any, list[str]], Any], Callable[[Any], Any]]
+
+TASKS: list[Task] = [
+    ("split_text, one document at a time", lambda s, d: [s.split_text(x) for x in d], lambda r: r),
+    ("split_texts, all documents", lambda s, d: s.split_texts(d), lambda r: r),
+    (
+        "get_nodes_from_documents",
+        lambda s, d: s.get_nodes_from_documents(documents(d)),
+        node_view,
+    ),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--limit-mb", type=float, default=None, help="default: the whole corpus")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    limit = None if args.limit_mb is None else int(args.limit_mb * 1e6)
+    label, docs = load_corpus(limit_bytes=limit)
+    mb = sum(len(d.encode()) for d in docs) / 1e6
+    print(f"corpus: {label}; {mb:.1f} MB; chunk_size={SIZE}, chunk_overlap={OVERLAP};")
+    print(f"LlamaIndex's default tokenizer; {args.rounds} interleaved rounds, median")
+    for name, drop_in, theirs in PAIRS:
+        print(f"\n## {name}")
+        print("| task | LlamaIndex MB/s | ragchunk MB/s | LlamaIndex time / ragchunk's | chunks |")
+        print("|---|---:|---:|---:|---:|")
+        for task, run, view in TASKS:
+            contenders = [
+                ("ragchunk", drop_in(chunk_size=SIZE, chunk_overlap=OVERLAP, id_func=ids)),
+                ("LlamaIndex", theirs(chunk_size=SIZE, chunk_overlap=OVERLAP, id_func=ids)),
+            ]
+            times: dict[str, list[float]] = {who: [] for who, _ in contenders}
+            results: dict[str, Any] = {}
+            for who, splitter in contenders:  # untimed warm-up
+                results[who] = view(run(splitter, docs))
+            assert results["ragchunk"] == results["LlamaIndex"], f"{name} {task}: outputs differ"
+            for _ in range(args.rounds):
+                for who, splitter in contenders:
+                    t0 = time.perf_counter()
+                    out = run(splitter, docs)
+                    times[who].append(time.perf_counter() - t0)
+                    assert view(out) == results["LlamaIndex"], f"{name} {task}: outputs differ"
+            ours_t = statistics.median(times["ragchunk"])
+            theirs_t = statistics.median(times["LlamaIndex"])
+            n = len(results["LlamaIndex"])
+            if task.startswith("split_text,"):
+                n = sum(map(len, results["LlamaIndex"]))
+            print(
+                f"| {task} | {mb / theirs_t:.2f} | {mb / ours_t:.2f} | "
+                f"{theirs_t / ours_t:.1f}x | {n} |"
+            )
+
+
+if __name__ == "__main__":
+    main()
