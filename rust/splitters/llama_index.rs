@@ -25,7 +25,21 @@
 //! `str.islower` of non-ASCII characters come from a [`CharInfo`] (the bindings ask Python
 //! once per character, so the answers are those of the running interpreter).
 
-use crate::text::boundaries::{is_py_space, is_white_space};
+use crate::text::boundaries::boundaries;
+
+/// Unicode `White_Space` (`char::is_whitespace`): the rules file's
+/// `chars.whitespace.hard_cap`.
+#[inline]
+fn is_white_space(c: char) -> bool {
+    boundaries().hard_cap_space.contains(c)
+}
+
+/// Python's `str.isspace`, what `str.strip()` strips: the rules file's
+/// `chars.whitespace.langchain`.
+#[inline]
+fn is_py_space(c: char) -> bool {
+    boundaries().langchain_space.contains(c)
+}
 
 /// `upper` flag of [`CharInfo::flags`]: `str.isupper()`.
 pub const UPPER: u8 = 1;
