@@ -50,56 +50,9 @@ use crate::tokenizer::TokenCounter;
 
 const HTML_NS: &str = "http://www.w3.org/1999/xhtml";
 
-/// Elements (HTML namespace) that end the running paragraph before and after themselves.
-pub const BLOCK: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "caption",
-    "center",
-    "dd",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "head",
-    "header",
-    "hgroup",
-    "hr",
-    "html",
-    "legend",
-    "li",
-    "listing",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "option",
-    "p",
-    "plaintext",
-    "search",
-    "section",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "ul",
-    "xmp",
-];
+/// Elements (HTML namespace) that end the running paragraph before and after themselves: the
+/// block-level elements of the nesting bound, one list for both.
+pub use super::html_depth::BLOCK;
 
 /// Elements dropped with their content, in any namespace.
 pub const DROPPED: &[&str] = &["noscript", "script", "style", "template"];
