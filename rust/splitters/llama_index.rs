@@ -21,9 +21,10 @@
 //! * closing quotes and brackets after a break are moved back onto the sentence they close.
 //!
 //! The regular expressions are NLTK's, run by the `regex` module: `\s` is Unicode
-//! `White_Space` ([`is_white_space`]); `\d`, `[^\W\d]` and Python's `str.isupper` /
-//! `str.islower` of non-ASCII characters come from a [`CharInfo`] (the bindings ask Python
-//! once per character, so the answers are those of the running interpreter).
+//! `White_Space` (the rules file's `chars.whitespace.hard_cap`); `\d`, `[^\W\d]` and
+//! Python's `str.isupper` / `str.islower` of non-ASCII characters come from a [`CharInfo`]
+//! (the bindings ask Python once per character, so the answers are those of the running
+//! interpreter).
 
 use crate::text::boundaries::boundaries;
 
