@@ -19,8 +19,9 @@
 //! process's pools starts an empty set of its own, built lazily, and leaves the inherited set
 //! untouched: never locked (its lock may have been copied while held by a thread that does not
 //! exist in the child) and never dropped (dropping a pool signals its threads, through locks
-//! the fork may have copied held too), only leaked. rayon's global pool cannot be replaced that way, so it is never used:
-//! rayon's parallel iterators run in this module only, always inside one of these pools.
+//! the fork may have copied held too), only leaked. rayon's global pool cannot be replaced
+//! that way, so it is never used: rayon's parallel iterators run in this module only, always
+//! inside one of these pools.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
