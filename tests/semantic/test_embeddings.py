@@ -187,3 +187,24 @@ def test_wordllama_offline() -> None:
     assert vecs.shape == (3, 256) and vecs.dtype == np.float32
     unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
     assert unit[0] @ unit[1] > unit[0] @ unit[2]
+
+
+def test_embed_in_order_makes_one_call_as_given_and_checks_its_input() -> None:
+    calls: list[list[str]] = []
+
+    def fn(texts: list[str]) -> list[list[float]]:
+        calls.append(list(texts))
+        return [[float(len(t)), 1.0] for t in texts]
+
+    e = as_embedder(fn, batch_size=1)
+    out = e.embed_in_order(["bb", "a", "bb"])
+    assert calls == [["bb", "a", "bb"]]  # no de-duplication, sorting or batching
+    assert out.dtype == np.float32 and out.tolist() == [[2.0, 1.0], [1.0, 1.0], [2.0, 1.0]]
+    assert e.embed_in_order([]).shape == (0, 0) and len(calls) == 1
+    with pytest.raises(TypeError, match="texts must be a list of str, got str"):
+        e.embed_in_order("abc")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str, got int"):
+        e.embed_in_order(["a", 3])  # type: ignore[list-item]
+    limited = as_embedder(fn, max_tokens=2, tokenizer="cl100k_base")
+    with pytest.raises(ValueError, match=r"texts\[0\] has \d+ tokens"):
+        limited.embed_in_order(["one two three four"])
