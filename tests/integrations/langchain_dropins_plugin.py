@@ -1,15 +1,14 @@
 """A pytest plugin that runs LangChain's own unit tests against ragchunk's drop-ins.
 
 Loaded with ``-p langchain_dropins_plugin`` (this folder on ``PYTHONPATH``) by
-``langchain_suite.py``: before any test module is imported it replaces
-``RecursiveCharacterTextSplitter``, ``CharacterTextSplitter`` and ``TokenTextSplitter`` in
-``langchain_text_splitters`` and in the modules that define them with the classes of
-``ragchunk.integrations.langchain``, so that ``from langchain_text_splitters import ...`` in
-LangChain's tests gets the drop-ins. (LangChain's other splitters keep subclassing
+``langchain_suite.py``: before any test module is imported it replaces every class of
+:data:`NAMES` in ``langchain_text_splitters`` and in the module that defines it with the
+drop-in of ``ragchunk.integrations.langchain``, so that ``from langchain_text_splitters
+import ...`` in LangChain's tests gets the drop-ins. (LangChain's other splitters keep subclassing
 LangChain's own classes: their base classes were bound when LangChain was imported.)
 
 With ``RAGCHUNK_LC_SUITE_STATS=<path>`` it writes a JSON report at the end: which test
-modules saw the drop-ins under the three names, which drop-ins each test used (by pytest test
+modules saw the drop-ins under LangChain's names, which drop-ins each test used (by pytest test
 id), and how many ``split_text`` calls the Rust core answered (``core``) or left to
 LangChain's code (``langchain``).
 """
@@ -23,13 +22,19 @@ from typing import Any
 
 import langchain_text_splitters as lts
 import pytest
-from langchain_text_splitters import base, character
+from langchain_text_splitters import base, character, html, markdown, python
+from langchain_text_splitters import json as lc_json
 from ragchunk.integrations import langchain as dropins
 
 NAMES = {
     "RecursiveCharacterTextSplitter": (lts, character),
     "CharacterTextSplitter": (lts, character),
     "TokenTextSplitter": (lts, base),
+    "MarkdownTextSplitter": (lts, markdown),
+    "PythonCodeTextSplitter": (lts, python),
+    "MarkdownHeaderTextSplitter": (lts, markdown),
+    "RecursiveJsonSplitter": (lts, lc_json),
+    "HTMLHeaderTextSplitter": (lts, html),
 }
 for _name, _modules in NAMES.items():
     for _module in _modules:
@@ -56,8 +61,9 @@ def _recording(cls: type, method: str) -> None:
 
 for _name in NAMES:
     # Not _merge_splits: a drop-in whose LangChain hooks are overridden runs LangChain's code.
-    for _method in ("__init__", "split_text", "create_documents", "split_documents"):
-        _recording(getattr(dropins, _name), _method)
+    for _method in ("__init__", "split_text", "split_json", "create_documents", "split_documents"):
+        if hasattr(getattr(dropins, _name), _method):
+            _recording(getattr(dropins, _name), _method)
 
 
 def _counted(function: Any) -> Any:

@@ -21,7 +21,7 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
     from langchain_core.vectorstores import InMemoryVectorStore
     from ragchunk.integrations.langchain import (
         CharacterWindowTextSplitter,
-        MarkdownTextSplitter,
+        MarkdownSectionTextSplitter,
         RagchunkTextSplitter,
         RecursiveTextSplitter,
     )
@@ -33,7 +33,7 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
     splitters = [
         RecursiveTextSplitter(chunk_size=4, chunk_overlap=2),
         CharacterWindowTextSplitter(chunk_size=15, chunk_overlap=5),
-        MarkdownTextSplitter(chunk_size=8),
+        MarkdownSectionTextSplitter(chunk_size=8),
         RagchunkTextSplitter(ragchunk.SentenceSplitter(6)),
     ]
     by_source = {d.metadata["source"]: d.page_content for d in sources}
@@ -56,7 +56,7 @@ def test_langchain_documents_have_exact_offsets_in_a_vector_store() -> None:
         assert hit.metadata["start_index"] in {
             d.metadata["start_index"] for d in docs if d.page_content == target.page_content
         }
-    md = MarkdownTextSplitter(chunk_size=8).create_documents([TEXT], [{"k": 1}])
+    md = MarkdownSectionTextSplitter(chunk_size=8).create_documents([TEXT], [{"k": 1}])
     assert md[0].metadata["headers"] == ["Intro"] and md[0].metadata["k"] == 1
     assert pickle.loads(pickle.dumps(splitters[0])).chunker == splitters[0].chunker
 

@@ -1,8 +1,11 @@
 """LangChain text splitters backed by ragchunk, of two kinds.
 
 **Drop-ins**, named and configured exactly like LangChain's classes and subclasses of them:
-:class:`RecursiveCharacterTextSplitter`, :class:`CharacterTextSplitter` and
-:class:`TokenTextSplitter`. Change the import and nothing else: the same arguments, defaults
+:class:`RecursiveCharacterTextSplitter`, :class:`CharacterTextSplitter`,
+:class:`TokenTextSplitter`, :class:`MarkdownTextSplitter` and :class:`PythonCodeTextSplitter`
+(split in the Rust core), and the structure splitters :class:`MarkdownHeaderTextSplitter`,
+:class:`HTMLHeaderTextSplitter` and :class:`RecursiveJsonSplitter` (LangChain's algorithms
+without their overheads). Change the import and nothing else: the same arguments, defaults
 and error messages, the same chunk strings, the same ``Document`` metadata and the same
 ``start_index`` (LangChain's own ``create_documents`` computes it). The splitting runs in
 ragchunk's Rust core; whatever the core cannot reproduce exactly runs LangChain's own code
@@ -70,18 +73,28 @@ import ragchunk
 from ragchunk.core import dispatch
 from ragchunk.core.chunk import Splitter
 from ragchunk.core.tokenizers import _is_builtin_encoding
+from ragchunk.integrations._langchain_structured import (
+    HTMLHeaderTextSplitter,
+    MarkdownHeaderTextSplitter,
+    RecursiveJsonSplitter,
+)
 from ragchunk.splitters.recursive import _rust_regex
 
 __all__ = [
     "CharacterTextSplitter",
     "CharacterWindowTextSplitter",
     "CodeTextSplitter",
+    "HTMLHeaderTextSplitter",
     "HTMLTextSplitter",
     "JSONTextSplitter",
     "Language",
+    "MarkdownHeaderTextSplitter",
+    "MarkdownSectionTextSplitter",
     "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
     "RagchunkTextSplitter",
     "RecursiveCharacterTextSplitter",
+    "RecursiveJsonSplitter",
     "RecursiveTextSplitter",
     "SentenceTextSplitter",
     "TitleTreeTextSplitter",
@@ -496,6 +509,38 @@ class TokenTextSplitter(_lc.TokenTextSplitter):
 # The adapters: ragchunk's chunkers behind LangChain's interface, with exact offsets.
 
 
+class MarkdownTextSplitter(RecursiveCharacterTextSplitter, _lc.MarkdownTextSplitter):
+    """LangChain's ``MarkdownTextSplitter`` (:class:`RecursiveCharacterTextSplitter` with
+    LangChain's Markdown separators), split by ragchunk's Rust core: a drop-in, and a subclass
+    of LangChain's class.
+
+    >>> s = MarkdownTextSplitter(chunk_size=12, chunk_overlap=0)
+    >>> s.split_text("# A\\n\\nSome text.\\n## B")
+    ['# A', 'Some text.', '## B']
+    >>> isinstance(MarkdownTextSplitter(), _lc.MarkdownTextSplitter)
+    True
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        separators = self.get_separators_for_language(Language.MARKDOWN)
+        RecursiveCharacterTextSplitter.__init__(self, separators=separators, **kwargs)
+
+
+class PythonCodeTextSplitter(RecursiveCharacterTextSplitter, _lc.PythonCodeTextSplitter):
+    """LangChain's ``PythonCodeTextSplitter`` (:class:`RecursiveCharacterTextSplitter` with
+    LangChain's Python separators), split by ragchunk's Rust core: a drop-in, and a subclass
+    of LangChain's class.
+
+    >>> code = "def a():\\n    return 1\\n\\ndef b():\\n    return 2\\n"
+    >>> PythonCodeTextSplitter(chunk_size=24, chunk_overlap=0).split_text(code)
+    ['def a():\\n    return 1', 'def b():\\n    return 2']
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        separators = self.get_separators_for_language(Language.PYTHON)
+        RecursiveCharacterTextSplitter.__init__(self, separators=separators, **kwargs)
+
+
 class RagchunkTextSplitter(TextSplitter):
     """Any ragchunk chunker as a LangChain ``TextSplitter``.
 
@@ -605,10 +650,13 @@ class SentenceTextSplitter(RagchunkTextSplitter):
     chunker_class = ragchunk.SentenceSplitter
 
 
-class MarkdownTextSplitter(RagchunkTextSplitter):
-    """:class:`ragchunk.MarkdownSplitter`; each document's metadata has its ``headers``.
+class MarkdownSectionTextSplitter(RagchunkTextSplitter):
+    """:class:`ragchunk.MarkdownSplitter` (sections under their heading path) as a LangChain
+    splitter; each document's metadata has its ``headers``. LangChain's own
+    ``MarkdownTextSplitter`` (recursive splitting at Markdown separators) is
+    :class:`MarkdownTextSplitter`.
 
-    >>> MarkdownTextSplitter(chunk_size=64).create_documents(["# A\\n\\ntext"])[0].metadata
+    >>> MarkdownSectionTextSplitter(chunk_size=64).create_documents(["# A\\n\\ntext"])[0].metadata
     {'headers': ['A'], 'start_index': 0, 'end_index': 9}
     """
 
