@@ -114,6 +114,8 @@ def _column(source: str, item: object, name: str | None, where: str) -> Column:
     size = getattr(item, "chunk_size", None)
     budget = size if isinstance(size, int) and not isinstance(size, bool) else None
     unit = getattr(item, "tokenizer_name", None)
+    if unit is None and isinstance(getattr(item, "tokenizer", None), str):
+        unit = item.tokenizer  # type: ignore[attr-defined]
     return Column(
         name or _describe(item),
         _check_chunks(source, chunks, f"{where} chunks"),

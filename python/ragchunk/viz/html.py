@@ -120,7 +120,7 @@ def _curve(col: Column, to16: Utf16) -> tuple[str, dict[str, Any] | None]:
         reason = str(before or reasons.get(off) or "cut")
         v = compared[b] if compared and b < len(compared) else values[b]
         parts.append(
-            f'<circle class="peak {html.escape(reason)}" cx="{x(b):.1f}" cy="{y(float(v)):.1f}" '
+            f'<circle class="peak cut-{html.escape(reason)}" cx="{x(b):.1f}" cy="{y(float(v)):.1f}" '
             f'r="3.5" data-i="{b}"><title>cut after sentence {b} ({html.escape(reason)}), '
             f"distance {values[b]:.4f}</title></circle>"
         )
