@@ -35,4 +35,3 @@ def page(browser: Any) -> Iterator[Page]:
         yield Page(context.new_page())
     finally:
         context.close()
-

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import re
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from viewer_support import Page, assert_not_blank, screenshot
-
 import ragchunk
 from ragchunk import Chunk, MarkdownSplitter, RecursiveSplitter
 from ragchunk.eval import Question, Reference
 from ragchunk.semantic import SemanticChunker
 from ragchunk.viz import View, render
+from viewer_support import Page, assert_not_blank, screenshot
 
 pytestmark = pytest.mark.single_backend
 
@@ -76,7 +76,7 @@ def test_every_chunk_element_is_its_source_slice_and_the_columns_read_as_the_doc
     md = chunkers[0].split(GUIDE)
     assert any(c.text != GUIDE[c.start : c.end] for c in md)
     rec = chunkers[1].split(GUIDE)
-    assert any(b.start < a.end for a, b in zip(rec, rec[1:]))
+    assert any(b.start < a.end for a, b in pairwise(rec))
     assert page.js("document.querySelectorAll('.gap').length") > 0
     # shared text is drawn once, striped; the later chunk's copy is not displayed
     assert page.js("document.querySelectorAll('.seg.shared').length") > 0
@@ -89,7 +89,7 @@ def test_every_chunk_element_is_its_source_slice_and_the_columns_read_as_the_doc
         """[...document.querySelectorAll('.doc[data-col="1"] .chunk')]
              .map((n) => n.style.getPropertyValue('--c'))"""
     )
-    assert all(a != b for a, b in zip(colours, colours[1:]))
+    assert all(a != b for a, b in pairwise(colours))
     assert page.errors == [] and page.dialogs == []
     assert_not_blank(screenshot(page, "side-by-side", docs=True))
 
@@ -140,12 +140,7 @@ def test_the_columns_scroll_together(page: Page, tmp_path: Path) -> None:
 
 def topics(texts: list[str]) -> Any:
     """Sentences about cats, stocks or rain, as a three-axis embedding."""
-    return np.array(
-        [
-            [t.lower().count(w) + 0.05 for w in ("cat", "stock", "rain")]
-            for t in texts
-        ]
-    )
+    return np.array([[t.lower().count(w) + 0.05 for w in ("cat", "stock", "rain")] for t in texts])
 
 
 SEMANTIC_TEXT = (
@@ -189,7 +184,9 @@ OVERLAY_TEXT = (
 def test_the_overlay_shows_references_and_retrieved_chunks(page: Page, tmp_path: Path) -> None:
     start = OVERLAY_TEXT.index("Rome is")
     end = OVERLAY_TEXT.index("1871.") + 5
-    q = Question("What is the capital of Italy?", "doc", (Reference(start, end, OVERLAY_TEXT[start:end]),))
+    q = Question(
+        "What is the capital of Italy?", "doc", (Reference(start, end, OVERLAY_TEXT[start:end]),)
+    )
     small, whole = RecursiveSplitter(20), RecursiveSplitter(400)
     view = View(OVERLAY_TEXT, [small, whole], questions=[q], k=1)
     assert view.overlay is not None
@@ -200,9 +197,13 @@ def test_the_overlay_shows_references_and_retrieved_chunks(page: Page, tmp_path:
     page.page.select_option("#question", "0")
     for ci, found in ((0, False), (1, True)):
         col = f'.doc[data-col="{ci}"]'
-        hits = page.js(f"[...document.querySelectorAll('{col} .chunk.hit')].map((n) => n.dataset.rank)")
+        hits = page.js(
+            f"[...document.querySelectorAll('{col} .chunk.hit')].map((n) => n.dataset.rank)"
+        )
         assert hits == ["1"]
-        refs = page.js(f"[...document.querySelectorAll('{col} .seg.ref')].map((n) => n.textContent).join('')")
+        refs = page.js(
+            f"[...document.querySelectorAll('{col} .seg.ref')].map((n) => n.textContent).join('')"
+        )
         assert refs == OVERLAY_TEXT[start:end]
         misses = page.js(f"document.querySelectorAll('{col} .seg.ref.miss').length")
         assert (misses == 0) == found
@@ -237,7 +238,10 @@ def test_a_hostile_document_runs_nothing(page: Page, tmp_path: Path) -> None:
     assert page.dialogs == []
     assert page.errors == []
     assert page.js("window.__pwned") is None
-    assert page.js("document.querySelectorAll('.doc img, .doc script, .doc svg, .doc iframe').length") == 0
+    assert (
+        page.js("document.querySelectorAll('.doc img, .doc script, .doc svg, .doc iframe').length")
+        == 0
+    )
     assert page.js(READING, 0) == HOSTILE
     assert page.js(READING, 1) == HOSTILE
     assert "<img src=x onerror=alert(6)>" in page.page.inner_text("#details")
@@ -296,10 +300,9 @@ def test_a_10_mb_document_stays_responsive(page: Page, tmp_path: Path) -> None:
 def test_the_terminal_view_matches_the_page(page: Page, tmp_path: Path) -> None:
     import io
 
-    from rich.console import Console
-
-    from ragchunk.viz.terminal import _styled
     from ragchunk.viz._model import build_columns
+    from ragchunk.viz.terminal import _styled
+    from rich.console import Console
 
     col = build_columns(GUIDE, RecursiveSplitter(40, chunk_overlap=20))[0]
     console = Console(file=io.StringIO(), record=True, width=100, force_terminal=True)

@@ -100,6 +100,8 @@ def _column(source: str, item: object, name: str | None, where: str) -> Column:
     if isinstance(item, Sequence) and not isinstance(item, (str, bytes)):
         return Column(name or f"chunks {where}", _check_chunks(source, item, where))
     analysis = None
+    if isinstance(item, (str, bytes)):
+        raise TypeError(f"{where} must be a chunker or a list of Chunk, got {type(item).__name__}")
     if callable(getattr(item, "analyze", None)):
         analysis = item.analyze(source)  # type: ignore[attr-defined]
         chunks = analysis.chunks
@@ -258,9 +260,11 @@ class Utf16:
     """
 
     def __init__(self, text: str) -> None:
-        self._astral = [] if not text or max(text) < "\U00010000" else [
-            m.start() for m in _ASTRAL.finditer(text)
-        ]
+        self._astral = (
+            []
+            if not text or max(text) < "\U00010000"
+            else [m.start() for m in _ASTRAL.finditer(text)]
+        )
 
     def __call__(self, offset: int) -> int:
         if not self._astral:

@@ -1,14 +1,17 @@
 """The ``view`` subcommand: ``ragchunk view FILE [--chunker NAME -o k=v]... [--out view.html]
 [--open] [--terminal] [--dataset D]``.
 
-Each ``--chunker`` starts a column; the ``-o`` options after it are its own (before the first
-``--chunker``, they go to the default ``recursive`` chunker).
+Each ``--chunker`` starts a column; the ``-o`` options after it are its own (those before the
+first ``--chunker`` are the first column's; without ``--chunker``, the one column is
+``recursive``).
 
 >>> import argparse
 >>> p = argparse.ArgumentParser(); add_arguments(p)
 >>> a = p.parse_args(["f.md", "-o", "length=chars", "--chunker", "markdown", "-o", "x=1"])
 >>> a.chunkers
-[['recursive', ['length=chars']], ['markdown', ['x=1']]]
+[['markdown', ['length=chars', 'x=1']]]
+>>> p.parse_args(["f.md", "-o", "length=chars"]).chunkers
+[[None, ['length=chars']]]
 """
 
 from __future__ import annotations
@@ -27,26 +30,35 @@ __all__ = ["add_arguments", "run"]
 SEMANTIC = {"semantic": "SemanticChunker", "cluster-semantic": "ClusterSemanticChunker"}
 
 
+def _specs(ns: argparse.Namespace) -> list[list[Any]]:
+    """The namespace's own ``[name, options]`` list (never the shared default)."""
+    if getattr(ns, "chunkers", None) is None:
+        ns.chunkers = []
+    specs: list[list[Any]] = ns.chunkers
+    return specs
+
+
 class _Chunker(argparse.Action):
     def __call__(self, parser: Any, ns: Any, values: Any, option: str | None = None) -> None:
-        specs = ns.chunkers
-        if not getattr(ns, "_named", False):
-            # the first --chunker replaces the default column, keeping options given before it
-            specs[:] = [[values, specs[0][1]]] if specs and specs[0][1] else [[values, []]]
-            ns._named = True
+        specs = _specs(ns)
+        if len(specs) == 1 and specs[0][0] is None:  # options came first: they are its own
+            specs[0][0] = values
         else:
             specs.append([values, []])
 
 
 class _Option(argparse.Action):
     def __call__(self, parser: Any, ns: Any, values: Any, option: str | None = None) -> None:
-        ns.chunkers[-1][1].append(values)
+        specs = _specs(ns)
+        if not specs:
+            specs.append([None, []])
+        specs[-1][1].append(values)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the subcommand's options to ``parser``."""
     parser.add_argument("file", help="the document (UTF-8 text)")
-    parser.set_defaults(chunkers=[["recursive", []]])
+    parser.set_defaults(chunkers=None)
     parser.add_argument(
         "--chunker",
         action=_Chunker,
@@ -94,7 +106,8 @@ def _chunkers(args: argparse.Namespace) -> list[Any]:
     from ..eval.cli import ALIASES
 
     out = []
-    for name, raw in args.chunkers:
+    for name, raw in args.chunkers or [["recursive", []]]:
+        name = name or "recursive"
         options = parse_options(raw)
         if name.lower() in SEMANTIC:
             out.append(_semantic(name.lower(), options, args.chunk_size))

@@ -84,8 +84,8 @@ def _curve(col: Column, to16: Utf16) -> tuple[str, dict[str, Any] | None]:
     compared = a.breakpoint_array if a.breakpoint_array not in (None, values) else None
     series = values + [float(v) for v in (compared or [])]
     t = a.threshold if a.threshold is not None and a.threshold == a.threshold else None
-    lo = min([*series, *([t] if t is not None else [])])
-    hi = max([*series, *([t] if t is not None else [])])
+    lo = float(min([*series, *([t] if t is not None else [])]))
+    hi = float(max([*series, *([t] if t is not None else [])]))
     span = (hi - lo) or 1.0
     n = len(values)
     w, h = 600.0, 80.0
@@ -120,8 +120,9 @@ def _curve(col: Column, to16: Utf16) -> tuple[str, dict[str, Any] | None]:
         reason = str(before or reasons.get(off) or "cut")
         v = compared[b] if compared and b < len(compared) else values[b]
         parts.append(
-            f'<circle class="peak cut-{html.escape(reason)}" cx="{x(b):.1f}" cy="{y(float(v)):.1f}" '
-            f'r="3.5" data-i="{b}"><title>cut after sentence {b} ({html.escape(reason)}), '
+            f'<circle class="peak cut-{html.escape(reason)}" cx="{x(b):.1f}" '
+            f'cy="{y(float(v)):.1f}" r="3.5" data-i="{b}">'
+            f"<title>cut after sentence {b} ({html.escape(reason)}), "
             f"distance {values[b]:.4f}</title></circle>"
         )
     label = html.escape(f"{a.method or 'semantic'} distances, {n} points")
@@ -194,7 +195,9 @@ class View:
             raise TypeError(f"title must be a str or None, got {type(title).__name__}")
         self.title = title or "ragchunk: " + " vs ".join(c.name for c in self.columns)
         self.overlay = (
-            None if questions is None else build_overlay(source, self.columns, questions, k, retriever)
+            None
+            if questions is None
+            else build_overlay(source, self.columns, questions, k, retriever)
         )
 
     def html(self) -> str:
@@ -216,7 +219,7 @@ class View:
                 f'<h2 class="name">{html.escape(col.name)}</h2>'
                 f'<div class="stats"><span class="count">{len(col.chunks)}</span> chunks, '
                 f"{budget}</div>{_histogram(col)}"
-                f'{f"<div class=semantic>{curve}</div>" if curve else ""}'
+                f"{f'<div class=semantic>{curve}</div>' if curve else ''}"
                 f'<div class="qstat"></div></header>'
                 f'<div class="doc" tabindex="0" aria-label="chunks of {html.escape(col.name)}">'
                 "</div></section>"
@@ -238,7 +241,7 @@ class View:
             "<!DOCTYPE html>\n"
             '<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
             f"<title>{html.escape(self.title)}</title><style>{_asset('viewer.css')}</style>"
             f'</head><body data-columns="{len(self.columns)}">'
