@@ -11,7 +11,8 @@ extras=()
 if [ "${1:-}" = "--dev" ]; then
   # test: the oracles (tiktoken, LangChain), hypothesis, numpy, Pillow, pytest-benchmark;
   # lint: ruff, mypy; docs: MkDocs and mkdocstrings; integrations: pyarrow, Ray, Spark,
-  # LangChain, LlamaIndex for the engine and adapter tests (Spark also needs a Java runtime).
+  # LangChain, LlamaIndex for the engine and adapter tests (Spark also needs a Java runtime),
+  # rich and Playwright for the viewer's tests (with Debian's chromium, installed below).
   extras=(--extras "test,lint,docs,integrations")
 fi
 if [ ! -x .venv/bin/python ]; then
@@ -26,4 +27,12 @@ if [ "${1:-}" = "--dev" ]; then
   # pinned sdist is fetched here, at set-up, into .venv/sdists (git ignores it), so the tests
   # download nothing.
   .venv/bin/python tests/integrations/langchain_suite.py --fetch-only
+  # Debian's chromium for the viewer's browser tests (tests/viz), which Playwright drives by
+  # its path: Playwright's own browser download is never used.
+  if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      chromium >/dev/null
+  fi
 fi

@@ -1,0 +1,149 @@
+"""The ``view`` subcommand: ``ragchunk view FILE [--chunker NAME -o k=v]... [--out view.html]
+[--open] [--terminal] [--dataset D]``.
+
+Each ``--chunker`` starts a column; the ``-o`` options after it are its own (those before the
+first ``--chunker`` are the first column's; without ``--chunker``, the one column is
+``recursive``).
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(); add_arguments(p)
+>>> a = p.parse_args(["f.md", "-o", "length=chars", "--chunker", "markdown", "-o", "x=1"])
+>>> a.chunkers
+[['markdown', ['length=chars', 'x=1']]]
+>>> p.parse_args(["f.md", "-o", "length=chars"]).chunkers
+[[None, ['length=chars']]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_arguments", "run"]
+
+#: Embedding chunkers this command builds with the WordLlama model (offline, shipped in the
+#: ``wordllama`` wheel) unless ``-o embedder=...`` names another importable object.
+SEMANTIC = {"semantic": "SemanticChunker", "cluster-semantic": "ClusterSemanticChunker"}
+
+
+def _specs(ns: argparse.Namespace) -> list[list[Any]]:
+    """The namespace's own ``[name, options]`` list (never the shared default)."""
+    if getattr(ns, "chunkers", None) is None:
+        ns.chunkers = []
+    specs: list[list[Any]] = ns.chunkers
+    return specs
+
+
+class _Chunker(argparse.Action):
+    def __call__(self, parser: Any, ns: Any, values: Any, option: str | None = None) -> None:
+        specs = _specs(ns)
+        if len(specs) == 1 and specs[0][0] is None:  # options came first: they are its own
+            specs[0][0] = values
+        else:
+            specs.append([values, []])
+
+
+class _Option(argparse.Action):
+    def __call__(self, parser: Any, ns: Any, values: Any, option: str | None = None) -> None:
+        specs = _specs(ns)
+        if not specs:
+            specs.append([None, []])
+        specs[-1][1].append(values)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the subcommand's options to ``parser``."""
+    parser.add_argument("file", help="the document (UTF-8 text)")
+    parser.set_defaults(chunkers=None)
+    parser.add_argument(
+        "--chunker",
+        action=_Chunker,
+        metavar="NAME",
+        help="a column: any chunker `ragchunk chunk` takes, or semantic / cluster-semantic "
+        "(up to four; default: recursive)",
+    )
+    parser.add_argument(
+        "-o",
+        "--option",
+        action=_Option,
+        metavar="KEY=VALUE",
+        help="an argument of the chunker before it, e.g. -o chunk_overlap=64 -o length=chars",
+    )
+    parser.add_argument("--chunk-size", type=int, default=512, help="chunk size (512)")
+    parser.add_argument("--title", help="the page title")
+    parser.add_argument("--out", default="view.html", help="the page to write (view.html)")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument(
+        "--terminal", action="store_true", help="print coloured chunks instead of a page"
+    )
+    parser.add_argument(
+        "--dataset", help="evaluation questions: a .jsonl dataset or a Chroma-layout directory"
+    )
+    parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (5)")
+
+
+def _semantic(name: str, options: dict[str, Any], chunk_size: int) -> Any:
+    from .. import semantic
+
+    cls = getattr(semantic, SEMANTIC[name])
+    embedder = options.pop("embedder", "wordllama")
+    if embedder == "wordllama":
+        from ..embeddings import load_wordllama
+
+        embedder = load_wordllama()
+    elif isinstance(embedder, str):
+        raise ValueError(f"{name}: embedder must be 'wordllama', got {embedder!r}")
+    options.setdefault("chunk_size", chunk_size)
+    return cls(embedder, **options)
+
+
+def _chunkers(args: argparse.Namespace) -> list[Any]:
+    from ..cli import build_chunker, parse_options
+    from ..eval.cli import ALIASES
+
+    out = []
+    for name, raw in args.chunkers or [["recursive", []]]:
+        name = name or "recursive"
+        options = parse_options(raw)
+        if name.lower() in SEMANTIC:
+            out.append(_semantic(name.lower(), options, args.chunk_size))
+        else:
+            out.append(build_chunker(ALIASES.get(name, name), options, args.chunk_size))
+    return out
+
+
+def _questions(args: argparse.Namespace, text: str) -> Any:
+    if not args.dataset:
+        return None
+    from ..eval.dataset import load_chroma, load_jsonl
+
+    path = Path(args.dataset)
+    dataset = load_chroma(path) if path.is_dir() else load_jsonl(path)
+    if not any(t == text for t in dataset.corpora.values()):
+        raise ValueError(f"--dataset: no corpus of {args.dataset} is the text of {args.file}")
+    return dataset
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the subcommand; returns the exit status."""
+    with open(args.file, encoding="utf-8") as fh:
+        text = fh.read()
+    chunkers = _chunkers(args)
+    if args.terminal:
+        from .terminal import print_chunks
+
+        print_chunks(text, chunkers)
+        return 0
+    from .html import View
+
+    view = View(text, chunkers, title=args.title, questions=_questions(args, text), k=args.k)
+    view.save(args.out)
+    counts = ", ".join(f"{c.name}: {len(c.chunks)}" for c in view.columns)
+    print(f"ragchunk: wrote {args.out} ({counts} chunks)", file=sys.stderr)
+    if args.open:
+        webbrowser.open(Path(os.path.abspath(args.out)).as_uri())
+    return 0
