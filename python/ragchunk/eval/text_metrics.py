@@ -251,8 +251,9 @@ _13A = [
 
 def bleu_tokens(text: str) -> list[str]:
     """The tokens of sacrebleu's ``13a`` tokenizer (mteval-v13a, as WMT uses): ASCII
-    punctuation and symbols other than ``-`` split off, periods and commas split unless between digits, a dash
-    after a digit split, HTML entities for quotes, ``&``, ``<`` and ``>`` decoded.
+    punctuation and symbols other than ``-`` split off, periods and commas split unless
+    between digits, a dash after a digit split, HTML entities for quotes, ``&``, ``<`` and
+    ``>`` decoded.
 
     >>> bleu_tokens("It costs $3,500.00 (approx.) &amp; more-or-less 5-6.")
     ['It', 'costs', '$', '3,500.00', '(', 'approx', '.', ')', '&', 'more-or-less', '5', '-', \
