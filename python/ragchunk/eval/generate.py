@@ -589,6 +589,13 @@ def generate_questions(
         the proposal number), whose ``metadata`` holds the settings, the
         :class:`GenerationReport` (``metadata["report"]``), how each reference was located,
         and each question's least excerpt similarity.
+
+    >>> reply = '{"question": "What do dogs do?", "references": ["Dogs bark."]}'
+    >>> ds = generate_questions({"d": "Cats purr. Dogs bark."}, lambda prompt: reply)
+    >>> [(q.id, q.references[0].start) for q in ds.questions]
+    [('d#0', 11), ('d#1', 11), ('d#2', 11), ('d#3', 11), ('d#4', 11)]
+    >>> ds.metadata["settings"]["filters"]
+    False
     """
     docs = _check_corpora(corpora)
     model = as_llm(llm)
