@@ -35,7 +35,6 @@ means are over the questions that have it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -534,15 +533,3 @@ def estimate_answers(
 def _no_call(prompt: str) -> str:
     raise RuntimeError("an estimate never calls the model")
 
-
-def summarize(
-    records: Sequence[AnswerRecord], names: Sequence[str] = ANSWER_METRICS
-) -> dict[str, list[float]]:
-    """Per metric, the values of the records that have it (NaN never occurs)."""
-    out: dict[str, list[float]] = {n: [] for n in names}
-    for r in records:
-        for n in names:
-            v = r.metrics.get(n)
-            if v is not None and not math.isnan(v):
-                out[n].append(v)
-    return out
