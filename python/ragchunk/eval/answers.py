@@ -532,4 +532,3 @@ def estimate_answers(
 
 def _no_call(prompt: str) -> str:
     raise RuntimeError("an estimate never calls the model")
-
