@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Dataset", "Question", "Reference", "load_chroma", "load_jsonl", "save_jsonl"]
 
@@ -48,7 +49,9 @@ class Question:
 class Dataset:
     """Corpora (``{corpus_id: text}``) and questions whose references slice them.
 
-    Building one validates it (:meth:`validate`).
+    Building one validates it (:meth:`validate`). ``metadata`` (JSON-able, not compared) says
+    where the set comes from, for example the settings of
+    :func:`~ragchunk.eval.generate_questions`; the JSONL format keeps it.
 
     >>> q = Question("Greeting?", "doc", (Reference(0, 5, "Hello"),))
     >>> ds = Dataset({"doc": "Hello world"}, [q])
@@ -59,6 +62,7 @@ class Dataset:
     corpora: Mapping[str, str]
     questions: Sequence[Question]
     name: str = field(default="", compare=False)
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.corpora, Mapping):
@@ -70,6 +74,9 @@ class Dataset:
             q if q.id else Question(q.text, q.corpus_id, tuple(q.references), f"q{i}")
             for i, q in enumerate(qs)
         ]
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
+        object.__setattr__(self, "metadata", dict(self.metadata))
         object.__setattr__(self, "corpora", dict(self.corpora))
         object.__setattr__(self, "questions", tuple(fixed))
         self.validate()
@@ -208,7 +215,8 @@ def load_chroma(path: str | os.PathLike[str]) -> Dataset:
 def save_jsonl(dataset: Dataset, path: str | os.PathLike[str]) -> None:
     """Write ``dataset`` as JSONL: one ``{"type": "corpus", "id", "text"}`` line per corpus, then
     one ``{"type": "question", "id", "question", "corpus_id", "references": [{"start", "end",
-    "content"}]}`` line per question.
+    "content"}]}`` line per question; a first ``{"type": "metadata", ...}`` line holds
+    ``dataset.metadata`` when there is any.
 
     >>> import tempfile, os
     >>> p = os.path.join(tempfile.mkdtemp(), "ds.jsonl")
@@ -217,6 +225,9 @@ def save_jsonl(dataset: Dataset, path: str | os.PathLike[str]) -> None:
     True
     """
     with open(path, "w", encoding="utf-8") as f:
+        if dataset.metadata:
+            meta = {"type": "metadata", **dataset.metadata}
+            f.write(json.dumps(meta, ensure_ascii=False) + "\n")
         for cid, text in dataset.corpora.items():
             f.write(
                 json.dumps({"type": "corpus", "id": cid, "text": text}, ensure_ascii=False) + "\n"
@@ -250,6 +261,7 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
     """
     corpora: dict[str, str] = {}
     questions = []
+    metadata: dict[str, Any] = {}
     name = os.path.basename(os.fspath(path))
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -261,12 +273,17 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{where}: not JSON ({exc})") from None
             kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind == "metadata":
+                metadata.update((k, v) for k, v in obj.items() if k != "type")
+                continue
             fields = {
                 "corpus": ("id", "text"),
                 "question": ("id", "question", "corpus_id", "references"),
             }
             if kind not in fields:
-                raise ValueError(f"{where}: type must be 'corpus' or 'question', got {kind!r}")
+                raise ValueError(
+                    f"{where}: type must be 'corpus', 'question' or 'metadata', got {kind!r}"
+                )
             for key in fields[kind]:
                 if key not in obj:
                     raise ValueError(f"{where}: missing field {key!r}")
@@ -286,7 +303,7 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
                     str(obj["id"]),
                 )
             )
-    return Dataset(corpora, questions, name=name)
+    return Dataset(corpora, questions, name=name, metadata=metadata)
 
 
 def _as_dataset(obj: Dataset | Iterable[Question]) -> Dataset:

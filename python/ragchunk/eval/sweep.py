@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.chunk import Chunk
+from .answers import ANSWER_METRICS, JUDGES, AnswerItem, answer_metrics, estimate_answers
 from .dataset import Dataset
 from .metrics import SPAN_METRICS, bootstrap_ci, mean_std, rank_metrics, span_scores
 from .retrievers import BM25, Retriever, check_k
@@ -35,6 +36,9 @@ class ResultRow:
             ``*_ci_low``/``*_ci_high`` bootstrap bounds of the span recall and IoU means.
         per_question: per question id, every metric.
         retrieved: per question id, the ranked retrieved chunks ``(corpus_id, start, end)``.
+        answers: with the answers stage, per question id, the answer, its metrics, the
+            judges' verdicts and raw replies, and any error
+            (:meth:`ragchunk.eval.answers.AnswerRecord.to_dict`).
 
     >>> row = ResultRow({"chunker": "x", "k": 1}, {"n_chunks": 3}, {"recall_mean": 0.5}, {}, {})
     >>> row.flat()
@@ -46,6 +50,7 @@ class ResultRow:
     metrics: dict[str, float]
     per_question: dict[str, dict[str, float]] = field(repr=False)
     retrieved: dict[str, list[tuple[str, int, int]]] = field(repr=False)
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def flat(self) -> dict[str, Any]:
         """``config``, ``stats`` and ``metrics`` in one flat dict (a table row)."""
@@ -63,6 +68,8 @@ class EvalResult:
 
     rows: list[ResultRow]
     seconds: float = 0.0
+    #: with ``dry_run=True``: the calls and tokens the answers stage would spend
+    estimate: Any = None
 
     def to_dicts(self) -> list[dict[str, Any]]:
         """One flat dict per row."""
@@ -85,6 +92,7 @@ class EvalResult:
                 **r.flat(),
                 "per_question": r.per_question,
                 "retrieved": {q: [list(s) for s in v] for q, v in r.retrieved.items()},
+                **({"answers": r.answers} if r.answers else {}),
             }
             for r in self.rows
         ]
@@ -113,6 +121,11 @@ class EvalResult:
                 f"recall@{k}",
                 f"ndcg@{k}",
                 f"mrr@{k}",
+            ]
+            columns += [
+                f"{n}_mean"
+                for n in ("token_f1", "rougeL", "bleu", *JUDGES)
+                if f"{n}_mean" in dicts[0]
             ]
 
         def cell(d: dict[str, Any], c: str) -> str:
@@ -220,6 +233,13 @@ def evaluate(
     confidence: float = 0.95,
     seed: int = 0,
     progress: bool | None = None,
+    *,
+    answers: Any = None,
+    judge: Any = None,
+    judges: Sequence[str] = JUDGES,
+    answer_embedder: Any = None,
+    answer_prompts: Mapping[str, Any] | None = None,
+    dry_run: bool = False,
 ) -> EvalResult:
     """Evaluate every chunker on ``dataset``: chunk all corpora into one collection, retrieve the
     top ``max(k)`` chunks of the whole collection per question, and score each ``k``.
@@ -236,6 +256,20 @@ def evaluate(
             (``recall_ci_low``... columns); 0 (default) computes none.
         confidence, seed: the intervals' confidence level and random seed.
         progress: a progress bar on stderr (default: when stderr is a terminal).
+        answers: the answers stage (:mod:`ragchunk.eval.answers`): a model (a
+            :class:`ragchunk.llm.LLM` or a callable ``prompt -> str``) that answers every
+            question of every row from the row's top ``k`` chunks; the rows then also hold
+            the answer metrics (``token_f1_mean``, ``faithfulness_mean``... over the questions
+            that have them, ``*_ci_low``/``*_ci_high`` with ``bootstrap``), ``answers_failed``
+            in ``stats``, and every answer and verdict in ``answers``. All rows' calls run
+            together under the model's concurrency bound; with its cache a re-run or a resumed
+            run asks only what is missing.
+        judge, judges, answer_embedder, answer_prompts: the judging model (default
+            ``answers``), the judged metrics, the embedder of answer relevance (without one
+            it is skipped) and replacement prompts (see
+            :func:`~ragchunk.eval.answers.answer_metrics`).
+        dry_run: with ``answers``, make no model call: the result's ``estimate`` holds the
+            calls and tokens the stage would spend, and the rows only retrieval metrics.
 
     >>> from ragchunk import TokenWindowSplitter
     >>> from ragchunk.eval import Dataset, Question, Reference
@@ -270,6 +304,7 @@ def evaluate(
     questions = list(dataset.questions)
     qtexts = [q.text for q in questions]
     rows: list[ResultRow] = []
+    pending: list[tuple[ResultRow, AnswerItem]] = []
     for ci, chunker in enumerate(chunkers):
         config = _label(chunker)
         report(ci, len(chunkers), config["chunker"])
@@ -352,17 +387,74 @@ def evaluate(
                     )
             for n in RANK_METRICS:
                 metrics[f"{n}@{kk}"] = mean_std([per_q[q.id][f"{n}@{kk}"] for q in questions])[0]
-            rows.append(
-                ResultRow(
-                    {**config, "retriever": repr(retriever), "k": kk},
-                    dict(stats),
-                    metrics,
-                    per_q,
-                    retrieved,
-                )
+            row = ResultRow(
+                {**config, "retriever": repr(retriever), "k": kk},
+                dict(stats),
+                metrics,
+                per_q,
+                retrieved,
             )
+            rows.append(row)
+            if answers is not None:
+                for q, h in zip(questions, hits, strict=True):
+                    contexts = tuple(chunks[i][1].text for i, _ in h[:kk])
+                    excerpts = tuple(r.content for r in q.references)
+                    pending.append((row, AnswerItem(q.id, q.text, contexts, excerpts)))
     report(len(chunkers), len(chunkers), "done")
-    return EvalResult(rows, time.perf_counter() - t0)
+    result = EvalResult(rows, time.perf_counter() - t0)
+    if answers is not None:
+        items = [it for _, it in pending]
+        if dry_run:
+            result.estimate = estimate_answers(
+                items,
+                answers,
+                judge=judge,
+                embedder=answer_embedder,
+                judges=judges,
+                prompts=answer_prompts,
+            )
+        else:
+            records = answer_metrics(
+                items,
+                answers,
+                judge=judge,
+                embedder=answer_embedder,
+                judges=judges,
+                prompts=answer_prompts,
+            )
+            _attach(pending, records, bootstrap, confidence, seed)
+        result.seconds = time.perf_counter() - t0
+    return result
+
+
+def _attach(
+    pending: Sequence[tuple[ResultRow, AnswerItem]],
+    records: Sequence[Any],
+    bootstrap: int,
+    confidence: float,
+    seed: int,
+) -> None:
+    """Each row's answer records into its per-question values, means and intervals."""
+    by_row: dict[int, list[Any]] = {}
+    rows: dict[int, ResultRow] = {}
+    for (row, _), rec in zip(pending, records, strict=True):
+        by_row.setdefault(id(row), []).append(rec)
+        rows[id(row)] = row
+        row.per_question[rec.id].update(rec.metrics)
+        row.answers[rec.id] = rec.to_dict()
+    for key, recs in by_row.items():
+        row = rows[key]
+        row.stats["answers_failed"] = sum(1 for r in recs if r.answer is None)
+        for name in ANSWER_METRICS:
+            vals = [r.metrics[name] for r in recs if name in r.metrics]
+            if not vals:
+                continue
+            row.metrics[f"{name}_mean"], row.metrics[f"{name}_std"] = mean_std(vals)
+            row.metrics[f"{name}_n"] = len(vals)
+            if bootstrap:
+                row.metrics[f"{name}_ci_low"], row.metrics[f"{name}_ci_high"] = bootstrap_ci(
+                    vals, confidence, bootstrap, seed
+                )
 
 
 def _merged(refs: list[tuple[int, int]]) -> list[tuple[int, int]]:
