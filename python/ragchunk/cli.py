@@ -59,6 +59,7 @@ CHUNKERS = {
 PLUGINS = {
     "eval": ("ragchunk.eval.cli", "evaluate chunkers on a retrieval benchmark"),
     "estimate": ("ragchunk.llm.cli", "estimate the cost of embedding or prompting chunks"),
+    "ingest": ("ragchunk.ingest.cli", "chunk and embed files into a vector store, incrementally"),
 }
 
 DEFAULT_INCLUDE = "*.md,*.markdown,*.txt,*.rst,*.html,*.htm,*.json"
