@@ -93,6 +93,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="incremental",
         help="full: also delete the chunks of sources no longer given (incremental)",
     )
+    p.add_argument(
+        "--base", help="source ids are file paths relative to this folder (default: as given)"
+    )
     p.add_argument("--manifest", help="the manifest's SQLite file (default: in the store)")
     p.add_argument(
         "--include",
@@ -121,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             manifest=args.manifest,
             include=args.include,
+            base=args.base,
         )
     except IngestLockedError as exc:
         print(f"ragchunk: error: {exc}", file=sys.stderr)

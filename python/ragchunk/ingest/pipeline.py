@@ -389,6 +389,7 @@ def ingest(
     readers: Mapping[str, Reader] | None = None,
     embedding_cache: Any = "auto",
     batch_size: int = 256,
+    base: str | os.PathLike[str] | None = None,
 ) -> IngestReport:
     """Chunk (and embed) ``sources`` into ``store``, rewriting only what changed.
 
@@ -409,6 +410,8 @@ def ingest(
         embedding_cache: ``"auto"`` (an :class:`~ragchunk.embeddings.EmbeddingCache` beside
             the manifest), ``None``, a path or a cache.
         batch_size: sources chunked, embedded and committed together.
+        base: a file's source id is its path relative to ``base`` (default: the path as
+            walked, ``docs/a.md`` for ``docs/``), so a folder can move and keep its ids.
 
     Returns:
         An :class:`IngestReport`.
@@ -459,7 +462,8 @@ def ingest(
                 report,
             )
             run.recover()
-            _walk(run, sources, include, readers, batch_size, bool(progress))
+            base_dir = None if base is None else os.fspath(base)
+            _walk(run, sources, include, readers, batch_size, bool(progress), base_dir)
             finish = getattr(st, "finish", None)
             if callable(finish):
                 finish()
@@ -478,6 +482,7 @@ def _walk(
     readers: Mapping[str, Reader] | None,
     batch_size: int,
     progress: bool,
+    base: str | None,
 ) -> None:
     report = run.report
     inputs: list[SourceFile | Document] = []
@@ -486,6 +491,8 @@ def _walk(
         if isinstance(item, str):
             run.fail(item.split(":", 1)[0], item)
             continue
+        if base is not None and isinstance(item, SourceFile):
+            item.base = base
         if item.source_id not in seen:
             seen.add(item.source_id)
             inputs.append(item)

@@ -81,15 +81,22 @@ class SourceFile:
 
     path: str
     size: int
+    base: str | None = None
 
     @property
     def source_id(self) -> str:
-        """The path, normalised (``./a.md`` and ``a.md`` are one source).
+        """The path, normalised (``./a.md`` and ``a.md`` are one source), relative to
+        ``base`` when there is one (with ``/`` between folders on every system).
 
         >>> SourceFile("./docs//a.md", 3).source_id
         'docs/a.md'
+        >>> SourceFile("/data/docs/guide/a.md", 3, base="/data/docs").source_id
+        'guide/a.md'
         """
-        return os.path.normpath(self.path)
+        path = os.path.normpath(self.path)
+        if self.base is not None:
+            path = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
+        return path.replace(os.sep, "/")
 
 
 def read_text(path: str, data: bytes) -> str:
