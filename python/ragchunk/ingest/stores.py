@@ -379,21 +379,31 @@ class ChromaStore:
         self.collection_name = collection
         self.retry_seconds = retry_seconds if host is not None else 0.0
         settings = chromadb.config.Settings(anonymized_telemetry=False)
+        self._own = client is None
+        self._connect: Callable[[], Any]
         if client is not None:
-            self._client = client
+            self._connect = lambda: client
             self.url = f"chroma:{client!r}"
         elif self.path is not None:
-            self._client = chromadb.PersistentClient(path=self.path, settings=settings)
+            path = self.path
+            self._connect = lambda: chromadb.PersistentClient(path=path, settings=settings)
             self.url = f"chroma:{self.path}"
         elif host is not None and port is not None:
             self.host, self.port = host, int(port)
-            self._client = self._retry(
-                lambda: chromadb.HttpClient(host=host, port=int(port), settings=settings)
+            self._connect = lambda: chromadb.HttpClient(
+                host=self.host, port=self.port, settings=settings
             )
             self.url = f"chroma+http://{host}:{port}"
         else:
             raise ValueError("ChromaStore needs path=, host= and port=, or client=")
+        self._client_obj: Any = None
         self._coll: Any = None
+
+    @property
+    def _client(self) -> Any:
+        if self._client_obj is None:
+            self._client_obj = self._retry(self._connect)
+        return self._client_obj
 
     def __repr__(self) -> str:
         return f"ChromaStore({self.url!r}, collection={self.collection_name!r})"
@@ -491,8 +501,20 @@ class ChromaStore:
         return sorted_rows(_pa().Table.from_pylist(out, schema=schema))
 
     def close(self) -> None:
-        """Forget the collection handle."""
+        """Close the client this store opened (the next call opens it again)."""
         self._coll = None
+        if self._own and self._client_obj is not None:
+            # chromadb's HTTP clients (the client's and its admin client's) leave their
+            # connection pools open when closed: close them
+            sessions = [
+                getattr(getattr(obj, "_server", None), "_session", None)
+                for obj in (self._client_obj, getattr(self._client_obj, "_admin_client", None))
+            ]
+            self._client_obj.close()
+            for session in sessions:
+                if session is not None:
+                    session.close()
+        self._client_obj = None
 
 
 def _unreachable(exc: BaseException) -> bool:
