@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,9 @@ def write_corpus(root: Path, version: int) -> None:
 
 def embed(texts: list[str]) -> list[list[float]]:
     """A deterministic embedder: DIM floats from each text's sha256."""
+    pause = float(os.environ.get("INGEST_TEST_EMBED_SECONDS", "0"))
+    if pause:
+        time.sleep(pause)
     out = []
     for t in texts:
         digest = hashlib.sha256(t.encode("utf-8")).digest()
@@ -86,7 +90,9 @@ def child(
     trace: Path | None = None,
     manifest: str | None = None,
     timeout: float = 120,
-) -> subprocess.CompletedProcess[str]:
+    extra_env: dict[str, str] | None = None,
+    wait: bool = True,
+) -> Any:
     """Run one ingest in a child process; ``kill_at``: it SIGKILLs itself at that point."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), str(HERE)])
@@ -96,9 +102,14 @@ def child(
         env["RAGCHUNK_INGEST_KILL_AT"] = str(kill_at)
     if trace is not None:
         env["RAGCHUNK_INGEST_TRACE"] = str(trace)
+    env.update(extra_env or {})
     args = [sys.executable, str(HERE / "ingest_helpers.py"), store, str(src), cleanup]
     if manifest is not None:
         args.append(manifest)
+    if not wait:
+        return subprocess.Popen(
+            args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
     return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
 
 

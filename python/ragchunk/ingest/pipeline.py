@@ -26,6 +26,8 @@ __all__ = ["CLEANUP_MODES", "IngestReport", "chunk_id", "config_hash", "ingest"]
 CLEANUP_MODES = (None, "incremental", "full")
 EMBEDDING_CACHE_NAME = "_ragchunk_embeddings.sqlite"
 _WRITE_ROWS = 1000
+# appended to the configuration hash of a source whose old chunks cleanup=None kept
+KEPT_MARK = "+kept"
 _STAGES = ("recover", "read", "parse", "chunk", "embed", "write", "delete")
 
 
@@ -351,10 +353,13 @@ class _Run:
             self.points.hit("upsert")
         commits = []
         for it, new_ids, old_ids in plan:
-            ids = new_ids
-            if self.cleanup is None:  # keep the old chunks, and know them
-                ids = new_ids + [i for i in old_ids if i not in set(new_ids)]
-            commits.append((it.source_id, it.content_hash, self.config, ids))
+            ids, config = new_ids, self.config
+            kept = [i for i in old_ids if i not in set(new_ids)]
+            if self.cleanup is None and kept:
+                # keep the old chunks, and know them; the mark makes the next run that
+                # cleans up rewrite this source
+                ids, config = new_ids + kept, config + KEPT_MARK
+            commits.append((it.source_id, it.content_hash, config, ids))
             self.report.chunks_written += len(set(new_ids) - set(old_ids))
             if it.new:
                 self.report.added += 1
@@ -523,6 +528,8 @@ def _walk(
         run.points.hit("read")
         run.timed("read", t)
         previous = known.get(sid)
+        if previous is not None and run.cleanup is None:
+            previous = (previous[0], previous[1].removesuffix(KEPT_MARK))
         if previous == (digest, run.config):
             report.unchanged += 1
             bar.update(size, 1)
