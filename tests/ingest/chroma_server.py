@@ -38,8 +38,16 @@ class ChromaServer:
         chroma = shutil.which("chroma") or str(Path(sys.executable).with_name("chroma"))
         env = dict(os.environ, ANONYMIZED_TELEMETRY="False")
         self.proc = subprocess.Popen(
-            [chroma, "run", "--path", str(self.path), "--host", "127.0.0.1"]
-            + ["--port", str(self.port)],
+            [
+                chroma,
+                "run",
+                "--path",
+                str(self.path),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env=env,

@@ -3,7 +3,6 @@ unchanged sources cost nothing, failures keep their previous chunks, one writer 
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -167,9 +166,7 @@ def test_second_writer_process_is_refused(tmp_path: Path) -> None:
     src = tmp_path / "src"
     h.write_corpus(src, 1)
     store = f"parquet:{tmp_path / 'p'}"
-    slow = h.child(
-        store, src, "full", extra_env={"INGEST_TEST_EMBED_SECONDS": "0.5"}, wait=False
-    )
+    slow = h.child(store, src, "full", extra_env={"INGEST_TEST_EMBED_SECONDS": "0.5"}, wait=False)
     try:
         deadline = time.monotonic() + 60
         lock = tmp_path / "p" / "_ragchunk_manifest.sqlite.lock"
