@@ -60,6 +60,7 @@ PLUGINS = {
     "eval": ("ragchunk.eval.cli", "evaluate chunkers on a retrieval benchmark"),
     "estimate": ("ragchunk.llm.cli", "estimate the cost of embedding or prompting chunks"),
     "view": ("ragchunk.viz.cli", "show the chunks of a file in an HTML page or the terminal"),
+    "ingest": ("ragchunk.ingest.cli", "chunk and embed files into a vector store, incrementally"),
 }
 
 DEFAULT_INCLUDE = "*.md,*.markdown,*.txt,*.rst,*.html,*.htm,*.json"

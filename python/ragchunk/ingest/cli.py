@@ -1,0 +1,139 @@
+"""The ``ingest`` command: ``ragchunk ingest SRC... --into STORE``.
+
+Chunks (and with ``--embed``, embeds) files, folders and globs into a store named by its URL
+(``lancedb:DIR``, ``parquet:DIR``, ``chroma:DIR``, ``chroma+http://HOST:PORT``), rewriting
+only what changed since the last run, and prints the run's report. Exit status 1 when a file
+failed (it is reported and its previous chunks are kept), 2 for a usage error or when another
+run holds the store.
+
+>>> import argparse
+>>> p = argparse.ArgumentParser(); add_arguments(p)
+>>> a = p.parse_args(["docs/", "--into", "lancedb:./index", "--cleanup", "full"])
+>>> a.paths, a.into, a.cleanup, a.chunker
+(['docs/'], 'lancedb:./index', 'full', 'recursive')
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import sys
+from typing import Any
+
+__all__ = ["add_arguments", "load_embedder", "run"]
+
+
+def load_embedder(spec: str) -> Any:
+    """The embedder ``--embed`` names: ``wordllama`` or ``wordllama:DIM`` (the model shipped
+    with the wordllama wheel), ``openai:MODEL@URL`` (an OpenAI-compatible server), or
+    ``MODULE:NAME`` (an embedder object, a ``texts -> vectors`` function, or a class built
+    with no arguments).
+
+    >>> load_embedder("math:nosuch")
+    Traceback (most recent call last):
+    ...
+    ValueError: --embed: module math has no attribute 'nosuch'
+    """
+    kind, _, rest = spec.partition(":")
+    if kind == "wordllama":
+        from ..embeddings import load_wordllama
+
+        return load_wordllama(int(rest)) if rest else load_wordllama()
+    if kind == "openai":
+        model, sep, url = rest.partition("@")
+        if not (model and sep and url):
+            raise ValueError(f"--embed openai:MODEL@URL, got {spec!r}")
+        from ..embeddings import OpenAICompatibleEmbedder
+
+        return OpenAICompatibleEmbedder(url, model)
+    if not rest:
+        raise ValueError(
+            f"--embed must be wordllama[:DIM], openai:MODEL@URL or MODULE:NAME, got {spec!r}"
+        )
+    try:
+        module = importlib.import_module(kind)
+    except ImportError as exc:
+        raise ValueError(f"--embed: cannot import {kind}: {exc}") from None
+    obj = getattr(module, rest, None)
+    if obj is None:
+        raise ValueError(f"--embed: module {kind} has no attribute {rest!r}")
+    return obj() if inspect.isclass(obj) else obj
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The command's arguments."""
+    from ..cli import CHUNKERS, DEFAULT_INCLUDE
+
+    p.add_argument("paths", nargs="+", metavar="SRC", help="files, folders, globs")
+    p.add_argument(
+        "--into",
+        required=True,
+        metavar="STORE",
+        help="lancedb:DIR, parquet:DIR, chroma:DIR or chroma+http://HOST:PORT",
+    )
+    p.add_argument(
+        "--chunker", default="recursive", help=f"one of {', '.join(CHUNKERS)} (recursive)"
+    )
+    p.add_argument("--chunk-size", type=int, default=512, help="chunk size (512)")
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another argument of the chunker, e.g. -o chunk_overlap=64",
+    )
+    p.add_argument(
+        "--embed", metavar="EMBEDDER", help="wordllama[:DIM], openai:MODEL@URL or MODULE:NAME"
+    )
+    p.add_argument(
+        "--cleanup",
+        choices=["none", "incremental", "full"],
+        default="incremental",
+        help="full: also delete the chunks of sources no longer given (incremental)",
+    )
+    p.add_argument(
+        "--base", help="source ids are file paths relative to this folder (default: as given)"
+    )
+    p.add_argument("--manifest", help="the manifest's SQLite file (default: in the store)")
+    p.add_argument(
+        "--include",
+        default=DEFAULT_INCLUDE,
+        help=f"file patterns read from folders (default: {DEFAULT_INCLUDE})",
+    )
+    p.add_argument("--workers", type=int, default=None, help="chunking threads (one per core)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no report")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; the exit status."""
+    from ..cli import build_chunker, parse_options
+    from . import IngestLockedError, ingest
+
+    chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
+    embedder = load_embedder(args.embed) if args.embed else None
+    try:
+        report = ingest(
+            args.paths,
+            args.into,
+            chunker,
+            embedder=embedder,
+            cleanup=None if args.cleanup == "none" else args.cleanup,
+            workers=args.workers,
+            progress=not args.quiet,
+            manifest=args.manifest,
+            include=args.include,
+            base=args.base,
+        )
+    except IngestLockedError as exc:
+        print(f"ragchunk: error: {exc}", file=sys.stderr)
+        return 2
+    for source, message in report.failures:
+        print(
+            f"ragchunk: error: {message if source in message else f'{source}: {message}'}",
+            file=sys.stderr,
+        )
+    if not args.quiet:
+        print(report.summary(), file=sys.stderr)
+    return 0 if report.ok else 1

@@ -1,0 +1,156 @@
+"""What ``ingest`` reads: files, folders and globs (walked as ``ragchunk chunk`` walks them),
+or :class:`Document` objects made in memory; and the readers that turn a file's bytes into
+text.
+
+A file's source id is its path as walked (``docs/guide/a.md`` for ``docs/``). Its content hash
+is the sha256 of its bytes, computed before any parsing, so an unchanged file is never parsed
+again. A reader is any callable ``(path, data) -> str | Document``: :func:`read_text` (UTF-8)
+is the default for every file; pass ``readers={".pdf": my_pdf_reader}`` to ``ingest`` to
+read other types (a reader that raises makes the file a reported failure).
+
+>>> doc = Document("notes/1", "Some text.")
+>>> doc.content_hash == content_hash("Some text.".encode())
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+__all__ = [
+    "Document",
+    "Reader",
+    "SourceFile",
+    "content_hash",
+    "iter_inputs",
+    "read_text",
+]
+
+Reader = Callable[[str, bytes], Union[str, "Document"]]
+
+
+def content_hash(data: bytes) -> str:
+    """The sha256 of ``data``, in hex.
+
+    >>> content_hash(b"")[:12]
+    'e3b0c44298fc'
+    """
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Document:
+    """A source given in memory: ``source_id``, ``text``, and ``metadata`` (a JSON-able
+    dict copied into every chunk's ``metadata``). Its content hash covers text and metadata.
+
+    >>> Document("a", "x", {"lang": "en"}).metadata
+    {'lang': 'en'}
+    """
+
+    source_id: str
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source_id, str) or not self.source_id:
+            raise ValueError(f"Document.source_id must be a non-empty str, got {self.source_id!r}")
+        if not isinstance(self.text, str):
+            raise TypeError(f"Document.text must be a str, got {type(self.text).__name__}")
+        if not isinstance(self.metadata, dict):
+            raise TypeError(f"Document.metadata must be a dict, got {type(self.metadata).__name__}")
+
+    @property
+    def content_hash(self) -> str:
+        """The sha256 of the text (UTF-8) and, when there is any, the metadata."""
+        import json
+
+        data = self.text.encode("utf-8", "surrogatepass")
+        if self.metadata:
+            meta = json.dumps(self.metadata, sort_keys=True, ensure_ascii=False, default=str)
+            data += b"\0" + meta.encode("utf-8", "surrogatepass")
+        return content_hash(data)
+
+
+@dataclass
+class SourceFile:
+    """A file to ingest: its source id (the path as walked) and size in bytes."""
+
+    path: str
+    size: int
+    base: str | None = None
+
+    @property
+    def source_id(self) -> str:
+        """The path, normalised (``./a.md`` and ``a.md`` are one source), relative to
+        ``base`` when there is one (with ``/`` between folders on every system).
+
+        >>> SourceFile("./docs//a.md", 3).source_id
+        'docs/a.md'
+        >>> SourceFile("/data/docs/guide/a.md", 3, base="/data/docs").source_id
+        'guide/a.md'
+        """
+        path = os.path.normpath(self.path)
+        if self.base is not None:
+            path = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
+        return path.replace(os.sep, "/")
+
+
+def read_text(path: str, data: bytes) -> str:
+    """The default reader: ``data`` decoded as UTF-8 (a BOM dropped).
+
+    >>> read_text("a.txt", "héllo".encode())
+    'héllo'
+    """
+    return data.decode("utf-8-sig")
+
+
+def reader_for(path: str, readers: Mapping[str, Reader] | None) -> Reader:
+    """The reader of ``path``: ``readers``' entry for its extension (``".pdf"``, in any
+    case), else :func:`read_text`.
+
+    >>> reader_for("a.PDF", {".pdf": len}) is len
+    True
+    """
+    if readers:
+        ext = os.path.splitext(path)[1].lower()
+        for key, reader in readers.items():
+            if key.lower() == ext:
+                return reader
+    return read_text
+
+
+def iter_inputs(
+    sources: Iterable[str | os.PathLike[str] | Document] | str | os.PathLike[str] | Document,
+    include: str,
+) -> Iterator[SourceFile | Document | str]:
+    """Every file and document of ``sources`` in order; a path that matches nothing comes
+    as its error message (a ``str``).
+
+    >>> list(iter_inputs([Document("a", "x")], "*.md"))
+    [Document(source_id='a', text='x', metadata={})]
+    """
+    from ..cli import iter_sources
+
+    if isinstance(sources, (str, os.PathLike, Document)):
+        sources = [sources]
+    for item in sources:
+        if isinstance(item, Document):
+            yield item
+        elif isinstance(item, (str, os.PathLike)):
+            path = os.fspath(item)
+            if path == "-":
+                raise ValueError("sources: standard input ('-') cannot be ingested (no id)")
+            for found in iter_sources([path], include):
+                yield found if isinstance(found, str) else _file(found)
+        else:
+            raise TypeError(
+                f"sources must hold paths, globs or Document objects, got {type(item).__name__}"
+            )
+
+
+def _file(found: Any) -> SourceFile:
+    return SourceFile(found.path, found.size)

@@ -1,0 +1,135 @@
+"""Shared pieces of the ingest tests: a corpus that changes between versions, a
+deterministic embedder, and a child process that runs one ingest (and may be killed).
+
+Run as a script, it ingests: ``python ingest_helpers.py STORE SRC CLEANUP [MANIFEST]``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+PYTHON_DIR = HERE.parents[1] / "python"
+DIM = 8
+BATCH = 4
+
+WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu 第一段。".split()
+
+
+def _doc(i: int, version: int = 0) -> str:
+    body = " ".join(WORDS[(i * 3 + k + version) % len(WORDS)] for k in range(30 + 11 * (i % 5)))
+    return f"# Document {i}\n\n{body}.\n\n## Part two\n\nMore of {i}, version {version}.\n"
+
+
+def write_corpus(root: Path, version: int) -> None:
+    """Version 1: twelve files. Version 2: three modified, two added, two deleted, one
+    renamed (moved to another folder, same content)."""
+    if root.exists():
+        shutil.rmtree(root)
+    (root / "sub").mkdir(parents=True)
+    names = {i: f"doc{i:02d}.md" if i % 3 else f"sub/doc{i:02d}.md" for i in range(12)}
+    versions = dict.fromkeys(names, 0)
+    if version == 2:
+        for i in (1, 4, 9):
+            versions[i] = 2
+        for i in (5, 10):
+            del names[i]
+        names[7] = "sub/renamed07.md"
+        names[12], versions[12] = "doc12.md", 0
+        names[13], versions[13] = "sub/doc13.md", 0
+    for i, name in names.items():
+        (root / name).write_text(_doc(i, versions[i]), encoding="utf-8")
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """A deterministic embedder: DIM floats from each text's sha256."""
+    pause = float(os.environ.get("INGEST_TEST_EMBED_SECONDS", "0"))
+    if pause:
+        time.sleep(pause)
+    out = []
+    for t in texts:
+        digest = hashlib.sha256(t.encode("utf-8")).digest()
+        out.append([b / 255.0 for b in digest[:DIM]])
+    return out
+
+
+def chunker() -> Any:
+    import ragchunk
+
+    return ragchunk.MarkdownSplitter(24)
+
+
+def run_ingest(store: str, src: str, cleanup: str, manifest: str | None = None) -> Any:
+    from ragchunk.ingest import ingest
+
+    return ingest(
+        [src],
+        store,
+        chunker(),
+        embedder=embed,
+        cleanup=cleanup,
+        manifest=manifest,
+        batch_size=BATCH,
+        workers=1,
+        base=src,
+    )
+
+
+def child(
+    store: str,
+    src: Path,
+    cleanup: str,
+    *,
+    kill_at: int | None = None,
+    trace: Path | None = None,
+    manifest: str | None = None,
+    timeout: float = 120,
+    extra_env: dict[str, str] | None = None,
+    wait: bool = True,
+) -> Any:
+    """Run one ingest in a child process; ``kill_at``: it SIGKILLs itself at that point."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), str(HERE)])
+    env.pop("RAGCHUNK_INGEST_KILL_AT", None)
+    env.pop("RAGCHUNK_INGEST_TRACE", None)
+    if kill_at is not None:
+        env["RAGCHUNK_INGEST_KILL_AT"] = str(kill_at)
+    if trace is not None:
+        env["RAGCHUNK_INGEST_TRACE"] = str(trace)
+    env.update(extra_env or {})
+    args = [sys.executable, str(HERE / "ingest_helpers.py"), store, str(src), cleanup]
+    if manifest is not None:
+        args.append(manifest)
+    if not wait:
+        return subprocess.Popen(
+            args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    return subprocess.run(args, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def rows(store: str, manifest: str | None = None) -> list[dict[str, Any]]:
+    """The store's rows sorted by id, vectors rounded (Chroma returns float32 as float)."""
+    from ragchunk.ingest import open_store
+
+    st = open_store(store)
+    try:
+        out = st.read().to_pylist()
+    finally:
+        st.close()
+    for r in out:
+        if r.get("vector") is not None:
+            r["vector"] = [round(x, 6) for x in r["vector"]]
+    return out
+
+
+if __name__ == "__main__":
+    report = run_ingest(
+        sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
+    )
+    print(report.summary())
