@@ -133,7 +133,8 @@ HTML_TAGS = [
 HTML_BITS = [
     "<!-- c -->", "<!DOCTYPE html>", "<![CDATA[x]]>", "<?pi x?>", "&amp;", "&nbsp;", "&#65;",
     "&#x41;", "&bogus;", "&amp", "&#150;", "&#0;", "&#xD800;", "&#99999999;", "<!x>",
-    '<p class="a" id=b>', "<P>", "</P>", "<br/>", "<h2 >",
+    '<p class="a" id=b>', "<P>", "</P>", "<br/>", "<h2 >", "&#1;", "&#x7F;", "&#X41;",
+    "&#128;", "&#129;", "&#xFDD0;", "&notit;", "&not", "&AMP;", "<!ELEMENT x>",
 ]  # fmt: skip
 HTML_TEXT = ["text", " ", "\n", "a b", "  c  ", "é", "<", ">", "&", "\t", "\u3000"]
 
@@ -283,6 +284,16 @@ def test_json_errors_are_langchains(data: Any) -> None:
     ours, theirs = rc.RecursiveJsonSplitter(50), lc.RecursiveJsonSplitter(50)
     got, want = outcome(lambda: ours.split_json(data)), outcome(lambda: theirs.split_json(data))
     assert got == want and got[0] == "raised" and got[1] is TypeError, got
+
+
+def test_json_circular_and_huge_values_fail_as_langchain() -> None:
+    loop: dict[str, Any] = {"x": 1}
+    loop["self"] = {"again": loop}
+    huge = {"n": 10**5000}
+    for data in (loop, huge, {"a": {"b": [1, {"c": loop}]}}):
+        ours, theirs = rc.RecursiveJsonSplitter(50), lc.RecursiveJsonSplitter(50)
+        got, want = outcome(ours.split_json, data), outcome(theirs.split_json, data)
+        assert got == want and got[0] == "raised", got
 
 
 def test_json_subclass_hooks_run_langchains_code() -> None:

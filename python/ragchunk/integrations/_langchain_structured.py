@@ -17,11 +17,15 @@ Imported through :mod:`ragchunk.integrations.langchain`, which re-exports them.
 from __future__ import annotations
 
 import html
+import html.entities
 import json
+import json.encoder
+import math
 import re
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
-from itertools import groupby
+from itertools import compress, groupby
+from operator import methodcaller, not_
 from typing import Any
 
 import langchain_text_splitters as _lc
@@ -102,12 +106,14 @@ class MarkdownHeaderTextSplitter(_lc.MarkdownHeaderTextSplitter):
         prefixes = tuple(sep for sep, _, _, _ in headers)
         strip_headers = self.strip_headers
 
-        lines = [line.strip() for line in text.split("\n")]
-        if not all(map(str.isprintable, lines)):
-            printable = str.isprintable
-            lines = [s if s.isprintable() else "".join(filter(printable, s)) for s in lines]
+        # Whole-list passes in C; only the lines holding a non-printable character are
+        # filtered one by one.
+        lines = list(map(str.strip, text.split("\n")))
+        every = range(len(lines))
+        for i in compress(every, map(not_, map(str.isprintable, lines))):
+            lines[i] = "".join(filter(str.isprintable, lines[i]))
         special = (*prefixes, "```", "~~~")
-        marks = [i for i, s in enumerate(lines) if s.startswith(special)]
+        marks = list(compress(every, map(methodcaller("startswith", special), lines)))
         marks.append(len(lines))
 
         out: list[tuple[str, dict[str, str]]] = []
@@ -119,20 +125,24 @@ class MarkdownHeaderTextSplitter(_lc.MarkdownHeaderTextSplitter):
         in_code = False
         fence = ""
         done = 0  # lines before this index are handled
-        for mark in marks:
-            if done < mark:
-                run = lines[done:mark]
-                if in_code:
-                    content.extend(run)
-                else:
-                    for nonempty, group in groupby(run, bool):
-                        if nonempty:
-                            content.extend(group)
-                        elif content:
-                            out.append(("\n".join(content), dict(meta)))
-                            content.clear()
+        n_lines = len(lines)
+        next_mark = iter(marks).__next__
+        while True:
+            mark = next_mark()
+            if in_code:
+                # Inside a fence only the closing fence matters: skip to it.
+                while mark < n_lines and not lines[mark].startswith(fence):
+                    mark = next_mark()
+                content.extend(lines[done:mark])
+            elif done < mark:
+                for nonempty, group in groupby(lines[done:mark], bool):
+                    if nonempty:
+                        content.extend(group)
+                    elif content:
+                        out.append(("\n".join(content), dict(meta)))
+                        content.clear()
             done = mark + 1
-            if mark == len(lines):
+            if mark == n_lines:
                 break
             s = lines[mark]
             if not in_code:
@@ -202,12 +212,70 @@ class MarkdownHeaderTextSplitter(_lc.MarkdownHeaderTextSplitter):
 # JSON
 
 
-def _key_size(key: Any) -> int:
-    """The length of ``key`` as ``json.dumps`` writes it as a key (non-str keys converted, the
-    same TypeError for the ones it refuses)."""
-    if type(key) is str:
-        return len(json.dumps(key))
-    return len(json.dumps({key: 0})) - 5
+class _Sizer:
+    """``len(json.dumps(x))`` for the values and keys of one split, as ``json.dumps`` with its
+    defaults measures them, without its per-call set-up: scalars are measured directly, str
+    keys once, containers by one C encoder made for the split (with its own circular-reference
+    check, so the same errors as ``json.dumps``)."""
+
+    __slots__ = ("encode", "keys")
+
+    def __init__(self) -> None:
+        self.keys: dict[str, int] = {}
+        make = json.encoder.c_make_encoder
+        if make is None:  # an interpreter without the C accelerator
+            self.encode = None
+        else:
+            self.encode = make(
+                {},
+                json.JSONEncoder().default,
+                json.encoder.encode_basestring_ascii,
+                None,
+                ": ",
+                ", ",
+                False,
+                False,
+                True,
+            )
+
+    def value(self, value: Any) -> int:
+        t = type(value)
+        if t is str:
+            return len(_escape(value))
+        if t is int:
+            return len(int.__repr__(value))
+        if t is float:
+            return len(_float(value))
+        if value is None or value is True:
+            return 4
+        if value is False:
+            return 5
+        if self.encode is None:
+            return len(json.dumps(value))
+        return sum(map(len, self.encode(value, 0)))
+
+    def key(self, key: Any) -> int:
+        if type(key) is str:
+            size = self.keys.get(key)
+            if size is None:
+                size = self.keys[key] = len(_escape(key))
+            return size
+        # Non-str keys as json.dumps converts them, or its TypeError.
+        return len(json.dumps({key: 0})) - 5
+
+
+_escape = json.encoder.encode_basestring_ascii
+
+
+def _float(x: float) -> str:
+    """A float as ``json.dumps`` writes it."""
+    if x != x:
+        return "NaN"
+    if x == math.inf:
+        return "Infinity"
+    if x == -math.inf:
+        return "-Infinity"
+    return float.__repr__(x)
 
 
 class RecursiveJsonSplitter(_lc.RecursiveJsonSplitter):
@@ -223,6 +291,7 @@ class RecursiveJsonSplitter(_lc.RecursiveJsonSplitter):
     As in LangChain, ``min_chunk_size`` defaults to ``max(max_chunk_size - 200, 50)``: with a
     small ``max_chunk_size`` and no ``min_chunk_size`` a chunk never becomes big enough to
     close, and everything stays in one.
+
     >>> s.split_json([1, 2])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
@@ -231,6 +300,15 @@ class RecursiveJsonSplitter(_lc.RecursiveJsonSplitter):
     A subclass overriding ``_json_split``, ``_json_size`` or ``_set_nested_dict`` runs
     LangChain's code.
     """
+
+    def _list_to_dict_preprocessing(self, data: Any) -> Any:
+        """LangChain's ``convert_lists`` step (lists become dicts keyed ``"0"``, ``"1"``...),
+        without a call per leaf.
+
+        >>> RecursiveJsonSplitter()._list_to_dict_preprocessing({"a": [1, {"b": [2]}]})
+        {'a': {'0': 1, '1': {'b': {'0': 2}}}}
+        """
+        return _lists_to_dicts(data) if isinstance(data, (dict, list)) else data
 
     def _json_split(
         self,
@@ -257,15 +335,21 @@ class RecursiveJsonSplitter(_lc.RecursiveJsonSplitter):
         return _JsonChunks(self.max_chunk_size, self.min_chunk_size).split(data)
 
 
+def _lists_to_dicts(data: dict[Any, Any] | list[Any]) -> dict[Any, Any]:
+    items = data.items() if isinstance(data, dict) else ((str(i), v) for i, v in enumerate(data))
+    return {k: _lists_to_dicts(v) if isinstance(v, (dict, list)) else v for k, v in items}
+
+
 class _JsonChunks:
     """The chunks of one ``_json_split`` call, with the size of the last one."""
 
-    __slots__ = ("chunks", "max", "min", "size")
+    __slots__ = ("chunks", "max", "min", "size", "sizer")
 
     def __init__(self, max_size: int, min_size: int) -> None:
         self.max, self.min = max_size, min_size
         self.chunks: list[dict[str, Any]] = [{}]
         self.size = 2  # len("{}")
+        self.sizer = _Sizer()
 
     def split(self, data: Any) -> list[dict[str, Any]]:
         self._walk(data, [])
@@ -273,18 +357,21 @@ class _JsonChunks:
 
     def _walk(self, data: Any, path: list[Any]) -> None:
         if isinstance(data, dict) and data:
+            key_size, value_size = self.sizer.key, self.sizer.value
             for key, value in data.items():
                 new_path = [*path, key]
-                size = len(json.dumps({key: value}))
-                if size < self.max - self.size:
-                    self._set(new_path, value, size - 4 - _key_size(key))
+                # len(json.dumps({key: value})); the key first, as json.dumps fails first on it
+                k = key_size(key)
+                v = value_size(value)
+                if k + v + 4 < self.max - self.size:
+                    self._set(new_path, value, v)
                 else:
                     if self.size >= self.min:
                         self.chunks.append({})
                         self.size = 2
                     self._walk(value, new_path)
         elif path:
-            self._set(path, data, len(json.dumps(data)))
+            self._set(path, data, self.sizer.value(data))
 
     def _set(self, path: list[Any], value: Any, value_size: int) -> None:
         """LangChain's ``_set_nested_dict`` on the last chunk, adding what it adds to the
@@ -293,7 +380,7 @@ class _JsonChunks:
         grown = 0
         for key in path[:-1]:
             if key not in d:
-                grown += (2 if d else 0) + _key_size(key) + 4  # ', ' "key": {}
+                grown += (2 if d else 0) + self.sizer.key(key) + 4  # ', ' "key": {}
                 d[key] = {}
             d = d[key]
         key = path[-1]
@@ -302,7 +389,7 @@ class _JsonChunks:
             d[key] = value
             self.size = len(json.dumps(self.chunks[-1]))
             return
-        grown += (2 if d else 0) + _key_size(key) + 2 + value_size
+        grown += (2 if d else 0) + self.sizer.key(key) + 2 + value_size
         d[key] = value
         self.size += grown
 
@@ -311,37 +398,36 @@ class _JsonChunks:
 # HTML
 
 
-class _Node:
-    """An element of BeautifulSoup's tree, as far as LangChain's walk reads it."""
-
-    __slots__ = ("children", "depth", "name", "strings")
-
-    def __init__(self, name: str, depth: int) -> None:
-        self.name = name
-        self.depth = depth  # len(list(tag.parents)) in BeautifulSoup's tree
-        self.children: list[_Node] = []
-        self.strings: list[str] = []  # the direct strings, stripped, empty ones dropped
-
+# An element of BeautifulSoup's tree, as far as LangChain's walk reads it, as a list (cheaper
+# to make than an object): its name, its depth (len(list(tag.parents)) in BeautifulSoup's
+# tree), its child elements, and its direct strings, stripped, the empty ones dropped.
+_NAME, _DEPTH, _CHILDREN, _STRINGS = range(4)
+_Node = list  # [name, depth, children, strings]
 
 #: BeautifulSoup's ``HTMLParserTreeBuilder.empty_element_tags`` (void elements).
 _VOID = frozenset(
     "area base br col embed hr img input keygen link menuitem meta param source track wbr "
     "basefont bgsound command frame image isindex nextid spacer".split()
 )
+#: BeautifulSoup's entity table (``EntitySubstitution.HTML_ENTITY_TO_CHARACTER``): HTML5's
+#: names that end with a semicolon, looked up exactly (no prefix matching).
+_ENTITIES = {k[:-1]: v for k, v in html.entities.html5.items() if k.endswith(";")}
 
 
 class _Tree(HTMLParser):
-    """Builds :class:`_Node` trees from ``html.parser`` events with BeautifulSoup's rules: an
-    end tag closes the innermost open element of its name (and every element inside it), an
-    end tag with no open element of its name is dropped, void elements close at once, text
-    between two events is one string, and comments, doctypes, processing instructions and
-    CDATA are strings too."""
+    """Builds element trees from ``html.parser`` events with BeautifulSoup's rules: an end tag
+    closes the innermost open element of its name (and every element inside it), an end tag
+    with no open element of its name is dropped, void elements close at once, text between two
+    events is one string, and comments, doctypes, processing instructions and CDATA are
+    strings too."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
-        self.root = _Node("[document]", 0)
-        self.open: list[_Node] = [self.root]
+        self.root: list[Any] = ["[document]", 0, [], []]
+        self.open: list[list[Any]] = [self.root]
         self.data: list[str] = []
+        # Text is only gathered until the next event.
+        self.handle_data = self.data.append  # type: ignore[method-assign]
         # BeautifulSoup's already_closed_empty_element: a void element opened by a start tag
         # swallows one later end tag of its name, without ending the current string.
         self.closed_void: list[str] = []
@@ -351,59 +437,59 @@ class _Tree(HTMLParser):
         return j
 
     def _flush(self) -> None:
-        if self.data:
-            text = "".join(self.data).strip()
-            self.data.clear()
-            if text:
-                self.open[-1].strings.append(text)
+        text = "".join(self.data).strip()
+        self.data.clear()
+        if text:
+            self.open[-1][3].append(text)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.data:
             self._flush()
         parent = self.open[-1]
-        node = _Node(tag, parent.depth + 1)
-        parent.children.append(node)
+        node = [tag, parent[1] + 1, [], []]
+        parent[2].append(node)
         if tag in _VOID:
             self.closed_void.append(tag)
         else:
             self.open.append(node)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._flush()
+        if self.data:
+            self._flush()
         parent = self.open[-1]
-        parent.children.append(_Node(tag, parent.depth + 1))
+        parent[2].append([tag, parent[1] + 1, [], []])
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.closed_void:
-            self.closed_void.remove(tag)
+        closed = self.closed_void
+        if closed and tag in closed:
+            closed.remove(tag)
             return
         if self.data:
             self._flush()
-        for i in range(len(self.open) - 1, 0, -1):
-            if self.open[i].name == tag:
-                del self.open[i:]
+        open_ = self.open
+        for i in range(len(open_) - 1, 0, -1):
+            if open_[i][0] == tag:
+                del open_[i:]
                 return
 
-    def handle_data(self, data: str) -> None:
-        self.data.append(data)
-
     def handle_entityref(self, name: str) -> None:
-        self.data.append(_entity(name))
+        self.data.append(_ENTITIES.get(name) or f"&{name}")
 
     def handle_charref(self, name: str) -> None:
         self.data.append(_charref(name))
 
     def _string(self, text: str) -> None:
-        self._flush()
+        if self.data:
+            self._flush()
         text = text.strip()
         if text:
-            self.open[-1].strings.append(text)
+            self.open[-1][3].append(text)
 
     def handle_comment(self, data: str) -> None:
         self._string(data)
 
     def handle_decl(self, decl: str) -> None:
-        self._string(decl[8:] if decl[:7].upper() == "DOCTYPE" else decl)
+        self._string(decl[8:])  # BeautifulSoup drops the first 8 characters ("DOCTYPE ")
 
     def unknown_decl(self, data: str) -> None:
         self._string(data[6:] if data.upper().startswith("CDATA[") else data)
@@ -413,16 +499,36 @@ class _Tree(HTMLParser):
 
     def close(self) -> None:
         super().close()
-        self._flush()
+        if self.data:
+            self._flush()
 
 
-def _entity(name: str) -> str:
-    text = html.unescape(f"&{name};")
-    return text if not text.startswith("&") or len(text) == 1 else f"&{name}"
+_DECIMAL = re.compile("([0-9]+)(.*)", re.S)
+_HEX = re.compile("([0-9a-f]+)(.*)", re.S)
 
 
 def _charref(name: str) -> str:
-    return html.unescape(f"&#{name};")
+    """A numeric character reference as BeautifulSoup decodes it (HTML5's rules: U+FFFD for 0,
+    surrogates and beyond U+10FFFF, Windows-1252 for 0x80-0x9F, every other code as is), and
+    what follows a number that does not end the reference, as text."""
+    hexadecimal = name[:1] in ("x", "X")
+    digits = name[1:] if hexadecimal else name
+    base = 16 if hexadecimal else 10
+    rest = ""
+    try:
+        code = int(digits, base)
+    except ValueError:
+        match = (_HEX if hexadecimal else _DECIMAL).match(digits)
+        if match is None:
+            return digits
+        code, rest = int(match.group(1), base), match.group(2)
+    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        char = "\ufffd"
+    elif 0x80 <= code <= 0x9F:
+        char = html.unescape(f"&#{code};")
+    else:
+        char = chr(code)
+    return char + rest
 
 
 class HTMLHeaderTextSplitter(_lc.HTMLHeaderTextSplitter):
@@ -477,12 +583,12 @@ class HTMLHeaderTextSplitter(_lc.HTMLHeaderTextSplitter):
         stack = [body]
         while stack:
             node = stack.pop()
-            stack.extend(reversed(node.children))
-            text = " ".join(node.strings)
+            stack.extend(reversed(node[2]))
+            text = " ".join(node[3])
             if not text:
                 continue
-            depth = node.depth
-            tag = node.name
+            depth = node[1]
+            tag = node[0]
             if tag in header_tags:
                 if not each:
                     doc = finalize()
@@ -515,7 +621,7 @@ def _find_body(root: _Node) -> _Node | None:
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.name == "body":
+        if node[0] == "body":
             return node
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(node[2]))
     return None
