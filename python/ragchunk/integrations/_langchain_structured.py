@@ -222,7 +222,7 @@ class _Sizer:
 
     def __init__(self) -> None:
         self.keys: dict[str, int] = {}
-        make = json.encoder.c_make_encoder
+        make = getattr(json.encoder, "c_make_encoder", None)
         if make is None:  # an interpreter without the C accelerator
             self.encode = None
         else:
@@ -401,8 +401,7 @@ class _JsonChunks:
 # An element of BeautifulSoup's tree, as far as LangChain's walk reads it, as a list (cheaper
 # to make than an object): its name, its depth (len(list(tag.parents)) in BeautifulSoup's
 # tree), its child elements, and its direct strings, stripped, the empty ones dropped.
-_NAME, _DEPTH, _CHILDREN, _STRINGS = range(4)
-_Node = list  # [name, depth, children, strings]
+_Node = list[Any]  # [name, depth, children, strings]
 
 #: BeautifulSoup's ``HTMLParserTreeBuilder.empty_element_tags`` (void elements).
 _VOID = frozenset(
@@ -423,11 +422,11 @@ class _Tree(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=False)
-        self.root: list[Any] = ["[document]", 0, [], []]
-        self.open: list[list[Any]] = [self.root]
+        self.root: _Node = ["[document]", 0, [], []]
+        self.open: list[_Node] = [self.root]
         self.data: list[str] = []
         # Text is only gathered until the next event.
-        self.handle_data = self.data.append  # type: ignore[method-assign]
+        self.handle_data = self.data.append  # type: ignore[method-assign, assignment]
         # BeautifulSoup's already_closed_empty_element: a void element opened by a start tag
         # swallows one later end tag of its name, without ending the current string.
         self.closed_void: list[str] = []
