@@ -2,7 +2,7 @@
 and a side-by-side comparison.
 
     .venv/bin/python -m pytest benches/bench_langchain.py --benchmark-only   # timings
-    .venv/bin/python benches/bench_langchain.py [--limit-mb 4] [--rounds 3]  # ratios
+    .venv/bin/python benches/bench_langchain.py [--limit-mb 4] [--rounds 3] [--case NAME]
 
 Each case builds LangChain's class and ``ragchunk.integrations.langchain``'s of the same name
 with the same arguments, asserts that they give the same output on every document
@@ -126,6 +126,13 @@ CASES: list[tuple[str, str, str, dict[str, Any], str]] = [
         "html",
     ),
     (
+        "HTMLSectionSplitter, h1/h2/h3 (the corpus rendered by Python-Markdown)",
+        "HTMLSectionSplitter",
+        "init",
+        {"headers_to_split_on": [("h1", "H1"), ("h2", "H2"), ("h3", "H3")]},
+        "html",
+    ),
+    (
         "RecursiveJsonSplitter, 300, convert_lists (one JSON object per document)",
         "RecursiveJsonSplitter",
         "init",
@@ -219,6 +226,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit-mb", type=float, default=None, help="default: the whole corpus")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--case", default="", help="only the cases whose name contains this")
     args = ap.parse_args()
     limit = None if args.limit_mb is None else int(args.limit_mb * 1e6)
     label, docs = load_corpus(limit_bytes=limit)
@@ -227,6 +235,8 @@ def main() -> None:
     print("| case | LangChain MB/s | drop-in MB/s | LangChain time / drop-in's | output |")
     print("|---|---:|---:|---:|---:|")
     for case in CASES:
+        if args.case not in case[0]:
+            continue
         theirs, ours = pair(case, docs)
         want = theirs()  # warm-up round, untimed, and the outputs compared
         assert ours() == want, case[0]

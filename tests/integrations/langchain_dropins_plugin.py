@@ -35,6 +35,7 @@ NAMES = {
     "MarkdownHeaderTextSplitter": (lts, markdown),
     "RecursiveJsonSplitter": (lts, lc_json),
     "HTMLHeaderTextSplitter": (lts, html),
+    "HTMLSectionSplitter": (lts, html),
 }
 for _name, _modules in NAMES.items():
     for _module in _modules:

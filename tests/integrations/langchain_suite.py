@@ -126,8 +126,9 @@ def run(root: Path, patched: bool, timeout: float = 900) -> SuiteRun:
 
 
 def _junit_name(nodeid: str) -> str:
-    path, _, name = nodeid.partition("::")
-    return f"{path.removesuffix('.py').replace('/', '.')}::{name}"
+    """A pytest node id as the JUnit report names it: ``dotted.module[.Class]::test``."""
+    path, *classes, name = nodeid.split("::")
+    return f"{'.'.join([path.removesuffix('.py').replace('/', '.'), *classes])}::{name}"
 
 
 def by_class(langchain: SuiteRun, dropins: SuiteRun) -> dict[str, tuple[int, int]]:

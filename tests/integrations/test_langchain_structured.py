@@ -218,6 +218,47 @@ def test_html_headers_outputs_and_file_input(tmp_path: Any) -> None:
     assert isinstance(s, lc.HTMLHeaderTextSplitter)
 
 
+SECTION_EDGES = [
+    "<pre>  </pre>a<p> \n </p><textarea> </textarea><!--  --><!---->",
+    "<h1>a<script>x</script><style>y</style><!--c--><![CDATA[d]]></h1>z",
+    "<body>one</body><body><h2>two</h2>2</body>",
+    '<p style="font-size: 30px">Big</p><p>text</p>',
+]
+
+
+@pytest.mark.single_backend
+@pytest.mark.parametrize(
+    "headers", [[("h1", "H1"), ("h2", "H2"), ("h3", "H3")], [("h2", "B"), ("h4", "D")]]
+)
+def test_html_sections_match_langchain(headers: list[tuple[str, str]]) -> None:
+    pytest.importorskip("bs4")
+    pytest.importorskip("lxml")
+    theirs, ours = lc.HTMLSectionSplitter(headers), rc.HTMLSectionSplitter(headers)
+    pages = corpus_html()
+    texts = pages[:: 2 if len(headers) == 3 else 10] + HTML_EDGES + SECTION_EDGES
+    texts += random_html(len(headers) + 11, 600)
+    for text in texts:
+        for method in ("split_html_by_headers", "split_text"):
+            got = outcome(getattr(ours, method), text)
+            assert got == outcome(getattr(theirs, method), text), (method, text[:300])
+
+
+def test_html_sections_documents_match_langchain() -> None:
+    pytest.importorskip("bs4")
+    pytest.importorskip("lxml")
+    from langchain_core.documents import Document
+
+    pages = corpus_html()[:20]
+    docs = [Document(p, metadata={"Title": f"t{i}", "i": i}) for i, p in enumerate(pages)]
+    kwargs = {"chunk_size": 300, "chunk_overlap": 30}
+    headers = [("h1", "H1"), ("h2", "H2")]
+    theirs = lc.HTMLSectionSplitter(headers, **kwargs).split_documents(docs)
+    ours = rc.HTMLSectionSplitter(headers, **kwargs).split_documents(docs)
+    assert outcome(lambda: ours) == outcome(lambda: theirs)
+    assert len(ours) > len(docs)
+    assert isinstance(rc.HTMLSectionSplitter(headers), lc.HTMLSectionSplitter)
+
+
 # ---------------------------------------------------------------------------------------------
 # JSON
 

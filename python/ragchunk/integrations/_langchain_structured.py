@@ -22,7 +22,8 @@ import json
 import json.encoder
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from html.parser import HTMLParser
 from itertools import compress, groupby
 from operator import methodcaller, not_
@@ -31,7 +32,12 @@ from typing import Any
 import langchain_text_splitters as _lc
 from langchain_core.documents import Document
 
-__all__ = ["HTMLHeaderTextSplitter", "MarkdownHeaderTextSplitter", "RecursiveJsonSplitter"]
+__all__ = [
+    "HTMLHeaderTextSplitter",
+    "HTMLSectionSplitter",
+    "MarkdownHeaderTextSplitter",
+    "RecursiveJsonSplitter",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -613,6 +619,192 @@ class HTMLHeaderTextSplitter(_lc.HTMLHeaderTextSplitter):
             doc = finalize()
             if doc:
                 yield doc
+
+
+#: BeautifulSoup's whitespace (``BeautifulSoup.ASCII_SPACES``): a string of only these
+#: becomes "\n" or " " outside ``pre`` and ``textarea``.
+_ASCII_SPACES = frozenset("\x20\x0a\x09\x0c\x0d")
+#: Tags whose strings BeautifulSoup gives their own classes (``string_containers``): they
+#: are not part of an element's ``.text``.
+_CONTAINERS = frozenset(("script", "style", "template", "rt", "rp"))
+_PRESERVE = frozenset(("pre", "textarea"))
+
+
+class _Strings(HTMLParser):
+    """Every string of a page in document order, as BeautifulSoup's ``html.parser`` tree has
+    them (``next_elements``), and where each element of the names asked for starts and ends
+    among them: what ``HTMLSectionSplitter.split_html_by_headers`` reads."""
+
+    def __init__(self, names: AbstractSet[str]) -> None:
+        super().__init__(convert_charrefs=False)
+        self.names = names
+        self.strings: list[str] = []
+        #: Per string: whether it is in an element's ``.text`` (a plain string or CDATA).
+        self.plain: list[bool] = []
+        #: (name, first string, end string) of each element of ``names``, in document order.
+        self.marks: list[list[Any]] = []
+        self.open: list[tuple[str, list[Any] | None]] = [("[document]", None)]
+        self.data: list[str] = []
+        self.handle_data = self.data.append  # type: ignore[method-assign, assignment]
+        self.closed_void: list[str] = []
+        self.containers = 0  # open script/style/template/rt/rp elements
+        self.preserve = 0  # open pre/textarea elements
+
+    def updatepos(self, i: int, j: int) -> int:
+        return j
+
+    def _flush(self, plain: bool = True) -> None:
+        text = "".join(self.data)
+        self.data.clear()
+        if not self.preserve and all(c in _ASCII_SPACES for c in text):
+            text = "\n" if "\n" in text else " "
+        self.strings.append(text)
+        self.plain.append(plain and not self.containers)
+
+    def _push(self, tag: str) -> None:
+        mark = None
+        if tag in self.names:
+            mark = [tag, len(self.strings), None]
+            self.marks.append(mark)
+        self.open.append((tag, mark))
+        if tag in _CONTAINERS:
+            self.containers += 1
+        if tag in _PRESERVE:
+            self.preserve += 1
+
+    def _pop(self) -> None:
+        tag, mark = self.open.pop()
+        if mark is not None:
+            mark[2] = len(self.strings)
+        if tag in _CONTAINERS:
+            self.containers -= 1
+        if tag in _PRESERVE:
+            self.preserve -= 1
+
+    def _pop_to(self, tag: str) -> None:
+        for i in range(len(self.open) - 1, 0, -1):
+            if self.open[i][0] == tag:
+                while len(self.open) > i:
+                    self._pop()
+                return
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.data:
+            self._flush()
+        self._push(tag)
+        if tag in _VOID:
+            self._pop_to(tag)
+            self.closed_void.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.data:
+            self._flush()
+        self._push(tag)
+        self._pop_to(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.closed_void and tag in self.closed_void:
+            self.closed_void.remove(tag)
+            return
+        if self.data:
+            self._flush()
+        self._pop_to(tag)
+
+    def handle_entityref(self, name: str) -> None:
+        self.data.append(_ENTITIES.get(name) or f"&{name}")
+
+    def handle_charref(self, name: str) -> None:
+        self.data.append(_charref(name))
+
+    def _special(self, text: str, plain: bool) -> None:
+        if self.data:
+            self._flush()
+        self.data.append(text)
+        self._flush(plain)
+
+    def handle_comment(self, data: str) -> None:
+        self._special(data, False)
+
+    def handle_decl(self, decl: str) -> None:
+        self._special(decl[8:], False)
+
+    def unknown_decl(self, data: str) -> None:
+        cdata = data.upper().startswith("CDATA[")
+        self._special(data[6:] if cdata else data, cdata)
+
+    def handle_pi(self, data: str) -> None:
+        self._special(data, False)
+
+    def close(self) -> None:
+        super().close()
+        if self.data:
+            self._flush()
+        while len(self.open) > 1:
+            self._pop()
+
+
+class HTMLSectionSplitter(_lc.HTMLSectionSplitter):
+    """LangChain's ``HTMLSectionSplitter``: a drop-in, and a subclass of LangChain's class.
+    The same arguments (``headers_to_split_on`` and the keyword arguments of the recursive
+    splitter ``split_documents`` applies), LangChain's XSLT step (lxml) that turns large-font
+    text into headers, then LangChain's sections (a section's text is every string from its
+    header, the header's own included, to the next header, and the first section is the
+    ``#TITLE#`` one), read in one pass of ``html.parser`` instead of a BeautifulSoup tree;
+    ``split_documents`` splits the sections with ragchunk's
+    :class:`~ragchunk.integrations.langchain.RecursiveCharacterTextSplitter`.
+
+    >>> s = HTMLSectionSplitter([("h1", "H1"), ("h2", "H2")])
+    >>> page = "<html><body><p>Lead</p><h1>Intro</h1><p>Hello</p><h2>Part</h2><p>a</p></body>"
+    >>> for d in s.split_text(page):
+    ...     print(repr(d.page_content), d.metadata)
+    'Lead' {'H1': '#TITLE#'}
+    'Intro \\n Hello' {'H1': 'Intro'}
+    'Part \\n a' {'H2': 'Part'}
+
+    A subclass overriding ``split_html_by_headers`` keeps it.
+    """
+
+    def split_html_by_headers(self, html_doc: str) -> list[dict[str, str | None]]:
+        """LangChain's sections of ``html_doc``: its header, text and header tag each.
+
+        >>> HTMLSectionSplitter([("h1", "H1")]).split_html_by_headers("<h1>A</h1><p>b</p>")
+        [{'header': '#TITLE#', 'content': 'A b', 'tag_name': 'h1'}]
+        """
+        parser = _Strings(frozenset(("body", *self.headers_to_split_on)))
+        parser.feed(html_doc)
+        parser.close()
+        strings, plain, marks = parser.strings, parser.plain, parser.marks
+        sections: list[dict[str, str | None]] = []
+        for i, (name, first, end) in enumerate(marks):
+            if i == 0:
+                header, tag = "#TITLE#", "h1"
+            else:
+                text = "".join(strings[j] for j in range(first, end) if plain[j])
+                header, tag = text.strip(), name
+            stop = marks[i + 1][1] if i + 1 < len(marks) else len(strings)
+            content = " ".join(strings[first:stop]).strip()
+            if content:
+                sections.append({"header": header, "content": content, "tag_name": tag})
+        return sections
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """LangChain's ``split_documents``: the sections of each document, split by ragchunk's
+        recursive drop-in with this splitter's keyword arguments.
+
+        >>> from langchain_core.documents import Document
+        >>> s = HTMLSectionSplitter([("h1", "H1")], chunk_size=10, chunk_overlap=0)
+        >>> [d.page_content for d in s.split_documents(
+        ...     [Document("<h1>T</h1><p>one two three</p>", metadata={"Title": "x"})])]
+        ['T', 'one two', 'three']
+        """
+        from ragchunk.integrations.langchain import RecursiveCharacterTextSplitter
+
+        texts, metadatas = [], []
+        for doc in documents:
+            texts.append(doc.page_content)
+            metadatas.append(doc.metadata)
+        results = self.create_documents(texts, metadatas=metadatas)
+        return RecursiveCharacterTextSplitter(**self.kwargs).split_documents(results)
 
 
 def _find_body(root: _Node) -> _Node | None:

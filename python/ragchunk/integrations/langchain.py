@@ -4,8 +4,9 @@
 :class:`RecursiveCharacterTextSplitter`, :class:`CharacterTextSplitter`,
 :class:`TokenTextSplitter`, :class:`MarkdownTextSplitter` and :class:`PythonCodeTextSplitter`
 (split in the Rust core), and the structure splitters :class:`MarkdownHeaderTextSplitter`,
-:class:`HTMLHeaderTextSplitter` and :class:`RecursiveJsonSplitter` (LangChain's algorithms
-without their overheads). Change the import and nothing else: the same arguments, defaults
+:class:`HTMLHeaderTextSplitter`, :class:`HTMLSectionSplitter` and
+:class:`RecursiveJsonSplitter` (LangChain's algorithms without their overheads). Change the
+import and nothing else: the same arguments, defaults
 and error messages, the same chunk strings, the same ``Document`` metadata and the same
 ``start_index`` (LangChain's own ``create_documents`` computes it). The splitting runs in
 ragchunk's Rust core; whatever the core cannot reproduce exactly runs LangChain's own code
@@ -75,6 +76,7 @@ from ragchunk.core.chunk import Splitter
 from ragchunk.core.tokenizers import _is_builtin_encoding
 from ragchunk.integrations._langchain_structured import (
     HTMLHeaderTextSplitter,
+    HTMLSectionSplitter,
     MarkdownHeaderTextSplitter,
     RecursiveJsonSplitter,
 )
@@ -85,6 +87,7 @@ __all__ = [
     "CharacterWindowTextSplitter",
     "CodeTextSplitter",
     "HTMLHeaderTextSplitter",
+    "HTMLSectionSplitter",
     "HTMLTextSplitter",
     "JSONTextSplitter",
     "Language",
