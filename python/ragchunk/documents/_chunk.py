@@ -6,7 +6,7 @@ import bisect
 from typing import Any
 
 from ..core.chunk import Chunk
-from ._model import Box, Document, Section
+from ._model import Box, Document, Section, Span
 
 __all__ = ["chunk_document", "heading_paths"]
 
@@ -98,7 +98,7 @@ def chunk_document(doc: Document, chunker: Any, *, markdown: bool | None = None)
         if not isinstance(c, Chunk):
             raise TypeError(f"chunker.split returned {type(c).__name__} at [{i}], not a Chunk")
         lo = max(0, bisect.bisect_right(starts, c.start) - 1)
-        hit = []
+        hit: list[Span] = []
         for s in spans[lo:]:
             if s.start >= c.end and hit:
                 break
@@ -109,7 +109,7 @@ def chunk_document(doc: Document, chunker: Any, *, markdown: bool | None = None)
         pages: set[int] = set()
         boxes: list[dict[str, Any]] = []
         for s in hit:
-            sec = doc.sections[s.index]
+            sec = doc.sections[s.section_index]
             if sec.page is not None:
                 pages.add(sec.page)
             for b in _boxes_in(sec, c.start - s.start, c.end - s.start, markdown):
@@ -118,7 +118,7 @@ def chunk_document(doc: Document, chunker: Any, *, markdown: bool | None = None)
         meta = dict(c.metadata)
         meta["pages"] = sorted(pages)
         meta["bboxes"] = boxes
-        meta["headings"] = list(paths[hit[0].index]) if hit else []
-        meta["sections"] = [s.index for s in hit]
+        meta["headings"] = list(paths[hit[0].section_index]) if hit else []
+        meta["sections"] = [s.section_index for s in hit]
         out.append(Chunk(c.text, c.start, c.end, c.token_count, meta))
     return out

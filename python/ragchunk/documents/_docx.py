@@ -51,8 +51,8 @@ def _import() -> Any:
 
 
 def _chain(style: Any) -> list[Any]:
-    out = []
-    seen = set()
+    out: list[Any] = []
+    seen: set[int] = set()
     while style is not None and id(style) not in seen and len(out) < 32:
         seen.add(id(style))
         out.append(style)
@@ -76,7 +76,7 @@ def _has_numbering(elements: list[Any]) -> bool:
     for el in elements:
         ids = el.xpath("./w:pPr/w:numPr/w:numId/@w:val")
         if ids:
-            return ids[0] != "0"
+            return bool(ids[0] != "0")
     return False
 
 
@@ -247,9 +247,7 @@ def parse_docx(data: bytes) -> tuple[list[Section], dict[str, Any]]:
             if text and text not in out:
                 out.append(text)
     sections = (
-        [Section("header", t) for t in headers]
-        + sections
-        + [Section("footer", t) for t in footers]
+        [Section("header", t) for t in headers] + sections + [Section("footer", t) for t in footers]
     )
     props = document.core_properties
     metadata: dict[str, Any] = {

@@ -149,18 +149,29 @@ class Page:
 
 
 class Span(NamedTuple):
-    """Where a section's text sits in a rendered view: ``view[start:end]`` is section
-    ``index``'s rendering."""
+    """Where a section's text sits in a rendered view: ``view[start:end]`` is the rendering
+    of ``doc.sections[section_index]``.
+
+    >>> doc = Document([Section("title", "A", level=1), Section("text", "b")])
+    >>> [doc.markdown()[s.start : s.end] for s in doc.spans(markdown=True)]
+    ['# A', 'b']
+    """
 
     start: int
     end: int
-    index: int
+    section_index: int
 
 
 class Location(NamedTuple):
-    """What a character of a rendered view belongs to (:meth:`Document.locate`)."""
+    """What a character of a rendered view belongs to (:meth:`Document.locate`): the
+    section's index and the section, its page and the box holding the character.
 
-    index: int
+    >>> loc = Document([Section("text", "x", boxes=[(3, 1, 2, 3, 4)])]).locate(0)
+    >>> loc.section_index, loc.page, loc.box.bbox
+    (0, 3, (1.0, 2.0, 3.0, 4.0))
+    """
+
+    section_index: int
     section: Section
     page: int | None
     box: Box | None
@@ -228,7 +239,8 @@ class Document:
     'Intro.'
     """
 
-    #: The separator between two sections in :attr:`text` and :meth:`markdown`.
+    #: The separator between two sections in :attr:`text` and :meth:`markdown` (two items
+    #: of one list are separated by a single newline).
     SEPARATOR = "\n\n"
 
     def __init__(
@@ -267,6 +279,7 @@ class Document:
             parts: list[str] = []
             spans: list[Span] = []
             at = 0
+            prev = ""
             for i, s in enumerate(self.sections):
                 if s.kind in _FURNITURE:
                     continue
@@ -274,8 +287,11 @@ class Document:
                 if not body:
                     continue
                 if parts:
-                    parts.append(self.SEPARATOR)
-                    at += len(self.SEPARATOR)
+                    # Items of one list stay on consecutive lines; other sections are blocks.
+                    sep = "\n" if s.kind == "list" and prev == "list" else self.SEPARATOR
+                    parts.append(sep)
+                    at += len(sep)
+                prev = s.kind
                 parts.append(body)
                 spans.append(Span(at, at + len(body), i))
                 at += len(body)
@@ -285,7 +301,7 @@ class Document:
     @property
     def text(self) -> str:
         """The body as plain text: every section but headers, footers and empty figures,
-        joined by a blank line (:meth:`spans` maps it back).
+        joined by a blank line, list items by a newline (:meth:`spans` maps it back).
 
         >>> Document([Section("header", "ACME"), Section("text", "Body.")]).text
         'Body.'
@@ -306,7 +322,7 @@ class Document:
         :class:`Span` per rendered section; the characters between spans are separators.
 
         >>> Document([Section("text", "a"), Section("text", "bc")]).spans()
-        [Span(start=0, end=1, index=0), Span(start=3, end=5, index=1)]
+        [Span(start=0, end=1, section_index=0), Span(start=3, end=5, section_index=1)]
         """
         return list(self._view(markdown)[1])
 
@@ -329,8 +345,10 @@ class Document:
         if k < 0 or offset >= spans[k].end:
             return None
         span = spans[k]
-        sec = self.sections[span.index]
-        return Location(span.index, sec, sec.page, _box_at(sec, offset - span.start, markdown))
+        sec = self.sections[span.section_index]
+        return Location(
+            span.section_index, sec, sec.page, _box_at(sec, offset - span.start, markdown)
+        )
 
     def ragflow_sections(self, *, layout: bool = False) -> list[tuple[str, str]]:
         """The body as RAGFlow's parsers hand it to ``naive_merge``.
@@ -396,7 +414,7 @@ class Document:
         return [
             (i, s)
             for i, s in enumerate(self.sections)
-            if s.kind not in _FURNITURE and (s.text or s.kind == "figure" and s.boxes)
+            if s.kind not in _FURNITURE and (s.text or (s.kind == "figure" and s.boxes))
         ]
 
     def _layout_type(self, i: int) -> str:

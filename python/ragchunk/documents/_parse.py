@@ -200,9 +200,7 @@ def parse(
     if password is not None and not isinstance(password, str):
         raise TypeError(f"password must be a str or None, got {type(password).__name__}")
     if not isinstance(rows_as_sentences, bool):
-        raise TypeError(
-            f"rows_as_sentences must be a bool, got {type(rows_as_sentences).__name__}"
-        )
+        raise TypeError(f"rows_as_sentences must be a bool, got {type(rows_as_sentences).__name__}")
     data, name = _read(source, filename)
     if format is None:
         fmt = detect_format(data, name)

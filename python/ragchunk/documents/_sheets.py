@@ -28,6 +28,8 @@ def _cell(value: object) -> str:
         return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
+    if isinstance(value, _dt.datetime) and value.time() == _dt.time(0):
+        return value.date().isoformat()
     if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
         return value.isoformat()
     return str(value).strip()
@@ -55,9 +57,7 @@ def row_sentences(rows: list[list[str]], sheet: str | None = None) -> list[str]:
     header = rows[0]
     out = []
     for row in rows[1:]:
-        fields = [
-            f"{header[i] if i < len(header) else ''}：{c}" for i, c in enumerate(row) if c
-        ]
+        fields = [f"{header[i] if i < len(header) else ''}：{c}" for i, c in enumerate(row) if c]
         if not fields:
             continue
         line = "; ".join(fields)
@@ -79,7 +79,7 @@ def _sections(rows: list[list[str]], sheet: str | None, sentences: bool) -> list
 def parse_xlsx(data: bytes, sentences: bool) -> tuple[list[Section], dict[str, Any]]:
     """The sections of an XLSX workbook (already checked by ``check_package``)."""
     try:
-        import openpyxl
+        import openpyxl  # type: ignore[import-untyped]
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("parsing XLSX needs openpyxl: pip install 'ragchunk[documents]'") from exc
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
