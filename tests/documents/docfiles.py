@@ -111,12 +111,14 @@ def sample_xlsx() -> bytes:
 
 
 def rezip(data: bytes, replace: dict[str, bytes]) -> bytes:
-    """A copy of a zip package with some members' contents replaced."""
+    """A copy of a zip package with some members' contents replaced (or added)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as src, zipfile.ZipFile(out, "w") as dst:
         for info in src.infolist():
             body = replace.get(info.filename, src.read(info))
             dst.writestr(info.filename, body, compress_type=zipfile.ZIP_DEFLATED)
+        for name in replace.keys() - set(src.namelist()):
+            dst.writestr(name, replace[name], compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 

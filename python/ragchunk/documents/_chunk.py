@@ -110,7 +110,7 @@ def chunk_document(doc: Document, chunker: Any, *, markdown: bool | None = None)
         boxes: list[dict[str, Any]] = []
         for s in hit:
             sec = doc.sections[s.section_index]
-            if sec.page is not None:
+            if sec.page is not None and not sec.boxes:
                 pages.add(sec.page)
             for b in _boxes_in(sec, c.start - s.start, c.end - s.start, markdown):
                 pages.add(b.page)

@@ -90,12 +90,10 @@ def check_package(data: bytes, filename: str | None, what: str) -> None:
                         )
     except DocumentError:
         raise
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
+    except Exception as exc:  # zipfile, zlib, bz2 and lzma errors on a damaged member
         raise DocumentError(
             filename, f"not a readable {what} file (corrupt or truncated zip: {exc})"
         ) from exc
-    except NotImplementedError as exc:  # an unsupported compression method
-        raise DocumentError(filename, f"not a readable {what} file ({exc})") from exc
 
 
 def _check_sizes(infos: list[zipfile.ZipInfo], filename: str | None, what: str) -> None:
