@@ -47,7 +47,7 @@ def test_a_missing_part() -> None:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("word/document.xml", b"<x/>")
-    with pytest.raises(DocumentError, match="m.docx"):
+    with pytest.raises(DocumentError, match=r"^m\.docx: "):
         parse(buf.getvalue(), filename="m.docx")
 
 
@@ -98,7 +98,7 @@ def test_zip_bomb_by_ratio() -> None:
 def test_zip_bomb_by_size(monkeypatch: pytest.MonkeyPatch) -> None:
     # The limits are fixed; lowered here so the test stays small.
     monkeypatch.setitem(LIMITS, "max_member", 4000)
-    with pytest.raises(DocumentError, match="inflates to .* bytes .limit 4000"):
+    with pytest.raises(DocumentError, match=r"inflates to .* bytes \(limit 4000\)"):
         parse(sample_docx(), filename="big.docx")
     monkeypatch.setitem(LIMITS, "max_member", 256 * 1024 * 1024)
     monkeypatch.setitem(LIMITS, "max_uncompressed", 10_000)
@@ -106,7 +106,7 @@ def test_zip_bomb_by_size(monkeypatch: pytest.MonkeyPatch) -> None:
         parse(sample_docx(), filename="big.docx")
     monkeypatch.setitem(LIMITS, "max_uncompressed", 512 * 1024 * 1024)
     monkeypatch.setitem(LIMITS, "max_members", 3)
-    with pytest.raises(DocumentError, match="members .limit 3"):
+    with pytest.raises(DocumentError, match=r"members \(limit 3\)"):
         parse(sample_xlsx(), filename="many.xlsx")
 
 
@@ -131,7 +131,7 @@ def test_bad_json() -> None:
     with pytest.raises(DocumentError, match=r"^d\.jsonl: .*line 2"):
         parse(b'{"a": 1}\n{oops}\n', filename="d.jsonl")
     t0 = time.perf_counter()
-    with pytest.raises(DocumentError, match="d.json"):
+    with pytest.raises(DocumentError, match=r"^d\.json: "):
         parse(b"[" * 200_000 + b"]" * 200_000, filename="d.json")
     assert time.perf_counter() - t0 < 5
 
