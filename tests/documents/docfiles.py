@@ -131,3 +131,81 @@ BILLION_LAUGHS = (
     + b']>\n<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
     b"<w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>"
 )
+
+
+def simple_pdf(
+    pages: list[list[tuple[str, float, float, float, str]]], size=(595.0, 842.0)
+) -> bytes:
+    """A PDF written by hand: per page, ``(font, size, x, top, text)`` lines in the base-14
+    fonts ``F1`` Helvetica, ``F2`` Helvetica-Bold, ``F3`` Courier (``top`` from the page's top)."""
+    width, height = size
+    objects: list[bytes] = []
+
+    def add(body: bytes) -> int:
+        objects.append(body)
+        return len(objects)
+
+    fonts = {
+        name: add(f"<< /Type /Font /Subtype /Type1 /BaseFont /{base} >>".encode())
+        for name, base in (("F1", "Helvetica"), ("F2", "Helvetica-Bold"), ("F3", "Courier"))
+    }
+    resources = " ".join(f"/{k} {v} 0 R" for k, v in fonts.items())
+    pages_id = len(objects) + 1 + 2 * len(pages)
+    kids = []
+    for lines in pages:
+        ops = []
+        for font, pt, x, top, text in lines:
+            esc = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            ops.append(f"BT /{font} {pt} Tf {x} {height - top - pt} Td ({esc}) Tj ET")
+        stream = "\n".join(ops).encode("latin-1")
+        content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        kids.append(
+            add(
+                f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {width} {height}] "
+                f"/Contents {content} 0 R /Resources << /Font << {resources} >> >> >>".encode()
+            )
+        )
+    refs = " ".join(f"{k} 0 R" for k in kids)
+    assert add(f"<< /Type /Pages /Kids [{refs}] /Count {len(kids)} >>".encode()) == pages_id
+    catalog = add(f"<< /Type /Catalog /Pages {pages_id} 0 R >>".encode())
+    info = add(b"<< /Title (Hand made) /Author (Tests) >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\n" % (
+        len(objects) + 1,
+        catalog,
+        info,
+    )
+    out += b"startxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def report_pdf() -> bytes:
+    """Two pages: a running header and a page-number footer, a bold title, body paragraphs,
+    a bullet list, a caption and a code line; the first body paragraph runs onto page 2."""
+    body = "F1"
+    page1 = [
+        (body, 9, 72, 30, "Quarterly report"),
+        ("F2", 20, 72, 80, "Results"),
+        (body, 10, 72, 120, "Sales grew in every region this quarter, led by"),
+        (body, 10, 72, 133, "the north, where two new stores opened."),
+        ("F2", 14, 72, 170, "Details"),
+        (body, 10, 72, 200, "- Stores: twelve in total"),
+        (body, 10, 72, 214, "- Staff: ninety people"),
+        (body, 10, 72, 250, "Figure 1: Sales by region"),
+        ("F3", 10, 72, 280, "total = sum(sales)"),
+        (body, 10, 72, 780, "The outlook for next quarter is steady, with"),
+        (body, 9, 280, 815, "Page 1"),
+    ]
+    page2 = [
+        (body, 9, 72, 30, "Quarterly report"),
+        (body, 10, 72, 60, "costs expected to stay flat."),
+        (body, 9, 280, 815, "Page 2"),
+    ]
+    return simple_pdf([page1, page2])

@@ -141,11 +141,6 @@ def test_csv_field_past_the_csv_modules_limit() -> None:
         parse(b'a\n"' + b"x" * 200_000 + b'"\n', filename="big.csv")
 
 
-def test_pdf_is_refused_clearly_in_this_version() -> None:
-    with pytest.raises(DocumentError, match=r"^r\.pdf: PDF support needs the documents extra"):
-        parse(b"%PDF-1.7\n%%EOF", filename="r.pdf")
-
-
 def test_a_million_characters_parse_in_linear_time() -> None:
     line = "word " * 20 + "\n"
     text = (line * (1_000_000 // len(line))).encode()

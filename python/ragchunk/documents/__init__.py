@@ -2,16 +2,16 @@
 
 :func:`parse` reads DOCX (python-docx), XLSX (openpyxl) and CSV, HTML and Markdown (the block
 parsers of :class:`ragchunk.HTMLSplitter` and :class:`ragchunk.MarkdownSplitter`), plain text,
-source code, JSON and JSON Lines into a :class:`Document`: :class:`Section` objects in reading
-order, each with a kind (title, text, list, table, code, figure, caption, header, footer), a
+source code, JSON and JSON Lines, and PDF (PDFium's text layer through pypdfium2, a simple
+layout pass: see ``ragchunk.documents._pdf``) into a :class:`Document`: :class:`Section`
+objects in reading order, each with a kind (title, text, list, table, code, figure, caption, header, footer), a
 heading level, and, for paged formats, its page and boxes. :func:`chunk_document` runs any
 chunker over it and gives chunks that carry their pages, boxes and heading path;
 :meth:`Document.ragflow_sections` and :meth:`Document.pipeline_upstream` feed RAGFlow's merge
 and pipeline components. Install the parsers with ``pip install 'ragchunk[documents]'``.
 
 Hostile files are refused within fixed limits (:data:`LIMITS`); corrupt, truncated or
-encrypted files raise :class:`DocumentError` naming the file. PDF is not parsed in this
-version: :func:`parse` raises a :class:`DocumentError` saying so.
+encrypted files raise :class:`DocumentError` naming the file.
 
 >>> from ragchunk.documents import parse, chunk_document
 >>> from ragchunk import MarkdownSplitter

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -266,6 +266,49 @@ class Document:
         self.format = format
         self.filename = filename
         self._views: dict[bool, tuple[str, list[Span]]] = {}
+        # (page, bbox or None, scale) -> image; set by the parsers of renderable formats.
+        self._renderer: Callable[[int, tuple[float, float, float, float] | None, float], Any]
+        self._renderer = _no_renderer
+
+    def page_image(
+        self,
+        page: int,
+        bbox: Sequence[float] | None = None,
+        *,
+        scale: float = 2.0,
+    ) -> Any:
+        """A page, or the region ``bbox`` = ``(x0, top, x1, bottom)`` of it, rendered as a
+        Pillow image (PDF, through PDFium; needs Pillow), ``scale`` pixels per point: the
+        image RAGFlow's ``crop`` cuts for a section, for :func:`ragchunk.naive_merge_with_images`.
+
+        Raises:
+            ValueError: ``page`` is not one of :attr:`pages`, ``bbox`` is not four numbers
+                with ``x0 < x1`` and ``top < bottom``, ``scale`` is not positive, or the
+                document has no pages to render.
+
+        >>> Document([Section("text", "x")], format="docx").page_image(1)
+        Traceback (most recent call last):
+        ...
+        ValueError: page_image renders paged documents (PDF); this document is docx
+        """
+        if not self.pages:
+            raise ValueError(
+                f"page_image renders paged documents (PDF); this document is {self.format}"
+            )
+        numbers = [p.number for p in self.pages]
+        if isinstance(page, bool) or not isinstance(page, int) or page not in numbers:
+            raise ValueError(f"page must be one of the parsed pages {numbers}, got {page!r}")
+        box: tuple[float, float, float, float] | None = None
+        if bbox is not None:
+            if len(bbox) != 4:
+                raise ValueError(f"bbox must be (x0, top, x1, bottom), got {bbox!r}")
+            x0, top, x1, bottom = (float(v) for v in bbox)
+            if not (x0 < x1 and top < bottom):
+                raise ValueError(f"bbox must have x0 < x1 and top < bottom, got {bbox!r}")
+            box = (x0, top, x1, bottom)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not scale > 0:
+            raise ValueError(f"scale must be a positive number, got {scale!r}")
+        return self._renderer(page, box, float(scale))
 
     def __repr__(self) -> str:
         name = f" {self.filename!r}" if self.filename else ""
@@ -428,6 +471,10 @@ class Document:
                     return f"{k} caption"
             return "figure caption" if "fig" in self.sections[i].text[:8].lower() else "text"
         return "text"
+
+
+def _no_renderer(page: int, bbox: tuple[float, float, float, float] | None, scale: float) -> Any:
+    raise ValueError("this document was not parsed from a file that can be rendered")
 
 
 def _box_at(sec: Section, offset: int, markdown: bool) -> Box | None:
