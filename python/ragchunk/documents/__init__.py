@@ -4,9 +4,10 @@
 parsers of :class:`ragchunk.HTMLSplitter` and :class:`ragchunk.MarkdownSplitter`), plain text,
 source code, JSON and JSON Lines, and PDF (PDFium's text layer through pypdfium2, a simple
 layout pass: see ``ragchunk.documents._pdf``) into a :class:`Document`: :class:`Section`
-objects in reading order, each with a kind (title, text, list, table, code, figure, caption, header, footer), a
-heading level, and, for paged formats, its page and boxes. :func:`chunk_document` runs any
-chunker over it and gives chunks that carry their pages, boxes and heading path;
+objects in reading order, each with a kind (title, text, list, table, code, figure, caption,
+header, footer), a heading level, and, for paged formats, its page and boxes.
+:func:`chunk_document` runs any chunker over it and gives chunks that carry their pages,
+boxes and heading path;
 :meth:`Document.ragflow_sections` and :meth:`Document.pipeline_upstream` feed RAGFlow's merge
 and pipeline components. Install the parsers with ``pip install 'ragchunk[documents]'``.
 
