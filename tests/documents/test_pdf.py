@@ -180,3 +180,4 @@ def test_pdf_oracle_simple_path_floor() -> None:
     agg = ds.aggregate(results)
     assert agg["text_f1"] >= 0.95 and agg["leak"] <= 0.01, agg
     assert agg["order"] >= 0.97 and agg["bbox_valid"] >= 0.97, agg
+    assert agg["heading_f1"] >= 0.85 and agg["heading_levels"] >= 0.9, agg

@@ -10,8 +10,9 @@ This is a small, model-free layout pass in Python, not the full layout analysis:
   paragraph, which runs on into the next column or page unless its last line ends a
   sentence (a line ending in a hyphen joins without a space); a line starting with a bullet
   or a number ("• ", "3. ") starts a list item;
-* lines in a font larger than the body's most common size (a size some bold line has) are
-  titles, the largest size level 1; lines that start in a fixed-pitch font are code;
+* lines in a font larger than the body's most common size (a size some bold line has, or a
+  quarter larger; code aside) are titles, the largest size level 1; lines that start in a
+  fixed-pitch font are code;
 * a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
 * lines in the top or bottom 9% of a page whose text (digits aside) repeats on at least half of
   the pages, or that look like a page number, are ``header``/``footer`` sections;
@@ -187,9 +188,15 @@ def _in_band(ln: _Line, height: float) -> bool:
 def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
     furniture = _furniture(pages, heights)
     body = [ln for lines in pages for ln in lines if id(ln) not in furniture]
-    sizes = Counter(ln.size for ln in body for _ in range(max(1, len(ln.text))))
+    # The body size: the most common size by characters, code (fixed pitch) aside.
+    sizes = Counter(ln.size for ln in body if not ln.mono for _ in range(max(1, len(ln.text))))
     base = sizes.most_common(1)[0][0] if sizes else 0.0
-    big = sorted({ln.size for ln in body if ln.size > base * 1.05 and ln.bold}, reverse=True)
+    # Heading sizes: larger than the body and set in bold somewhere, or clearly larger (fonts
+    # without a bold face, such as most CJK fonts, mark headings by size alone).
+    big = sorted(
+        {ln.size for ln in body if ln.size > base * 1.05 and (ln.bold or ln.size >= base * 1.25)},
+        reverse=True,
+    )
     level = {s: min(i + 1, 6) for i, s in enumerate(big)}
     out: list[Section] = []
     para: list[_Line] = []
