@@ -1,0 +1,361 @@
+"""PDF, the simple path: PDFium's text layer (``pypdfium2``) into lines, paragraphs and boxes.
+
+This is a small, model-free layout pass in Python, not the full layout analysis:
+
+* characters come from PDFium with their boxes and font sizes; PDFium's own line breaks
+  split them into lines (a line is also cut at a jump backwards or a wide gap);
+* a page is read top to bottom; lines entirely left or right of the page's middle are two
+  columns, read left column first, between lines that span the middle;
+* lines of one column closer than about a line height, in the same font size, join into a
+  paragraph, which runs on into the next column or page unless its last line ends a
+  sentence (a line ending in a hyphen joins without a space); a line starting with a bullet
+  or a number ("• ", "3. ") starts a list item;
+* lines in a font larger than the body's most common size (a size some bold line has, or a
+  quarter larger; code aside) are titles, the largest size level 1; lines that start in a
+  fixed-pitch font are code;
+* a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
+* lines in the top or bottom 9% of a page whose text (digits aside) repeats on at least half of
+  the pages, or that look like a page number, are ``header``/``footer`` sections;
+* a page without characters has ``has_text_layer=False`` (``Page.needs_ocr``).
+
+Tables, figures and captions are not recognised here (a table's cells come out as text lines).
+Boxes are ``(x0, top, x1, bottom)`` in points from the page's top-left corner, one per page
+and column a paragraph spans.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import re
+import statistics
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._model import Box, Document, Page, Section
+from ._safety import DocumentError
+
+__all__ = ["parse_pdf"]
+
+_BULLET = re.compile(r"^\s*([•●▪◦‣∙·\-–*]|\(?\d{1,3}[.)]|[a-zA-Z][.)])\s+\S")
+_PAGE_NO = re.compile(
+    r"^\s*(page\s*\d+(\s*(of|/)\s*\d+)?|-\s*\d+\s*-|\d+\s*(/|of)\s*\d+|\d+)\s*$", re.I
+)
+_CAPTION = re.compile(r"^\s*(fig(ure)?|table|图|表)\s*\d+\s*[:.：]", re.I)
+_FURNITURE_BAND = 0.09
+
+
+@dataclass
+class _Line:
+    text: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float
+    mono: bool
+    bold: bool
+    page: int
+    column: str = "span"
+    chars: list[str] = field(default_factory=list)
+
+
+def _import() -> Any:
+    try:
+        import pypdfium2  # type: ignore[import-untyped]
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("parsing PDF needs pypdfium2: pip install 'ragchunk[documents]'") from exc
+    return pypdfium2
+
+
+def _font(raw: Any, tp: Any, i: int) -> tuple[str, int]:
+    n = raw.FPDFText_GetFontInfo(tp, i, None, 0, None)
+    if n <= 0:
+        return "", 0
+    buf = ctypes.create_string_buffer(n)
+    flags = ctypes.c_int()
+    raw.FPDFText_GetFontInfo(tp, i, buf, n, ctypes.byref(flags))
+    return buf.value.decode("utf-8", "replace"), flags.value
+
+
+def _normal(ch: str) -> str:
+    if ch == "\ufffe":  # PDFium's report of a hyphen ending a line
+        return "-"
+    if "\ufb00" <= ch <= "\ufb06" or "\ufe70" <= ch <= "\ufeff":
+        return unicodedata.normalize("NFKC", ch)
+    return ch
+
+
+def _page_lines(pdfium: Any, page: Any, number: int, height: float) -> list[_Line]:
+    raw = pdfium.raw
+    textpage = page.get_textpage()
+    tp = textpage.raw
+    lines: list[_Line] = []
+    cur: list[tuple[str, float, float, float, float, float, int]] = []
+
+    def flush() -> None:
+        body = [c for c in cur if not c[0].isspace()]
+        if body:
+            text = "".join(c[0] for c in cur).strip()
+            first = body[0][6]
+            name, flags = _font(raw, tp, first)
+            low = name.lower()
+            lines.append(
+                _Line(
+                    text=text,
+                    x0=min(c[1] for c in body),
+                    top=min(c[2] for c in body),
+                    x1=max(c[3] for c in body),
+                    bottom=max(c[4] for c in body),
+                    size=round(statistics.median(c[5] for c in body), 1),
+                    mono=bool(flags & 1) or "courier" in low or "mono" in low,
+                    bold="bold" in low or bool(flags & 0x40000),
+                    page=number,
+                )
+            )
+        cur.clear()
+
+    try:
+        for i in range(textpage.count_chars()):
+            ch = chr(raw.FPDFText_GetUnicode(tp, i) or 32)
+            if ch in "\r\n":
+                flush()
+                continue
+            if raw.FPDFText_IsGenerated(tp, i):
+                if cur:
+                    cur.append((" ", 0, 0, 0, 0, 0, i))
+                continue
+            x0, b, x1, t = textpage.get_charbox(i)
+            top, bottom = height - t, height - b
+            if cur and not ch.isspace():
+                last = next((c for c in reversed(cur) if not c[0].isspace()), None)
+                if last is not None and (x0 < last[1] - 1 or top > last[4] or x0 - last[3] > 40):
+                    flush()
+            cur.append((_normal(ch), x0, top, x1, bottom, raw.FPDFText_GetFontSize(tp, i), i))
+        flush()
+    finally:
+        textpage.close()
+    return lines
+
+
+def _order(lines: list[_Line], width: float) -> list[_Line]:
+    mid = width / 2
+    for ln in lines:
+        ln.column = "left" if ln.x1 < mid + 4 else "right" if ln.x0 > mid - 4 else "span"
+    two = sum(ln.column != "span" for ln in lines) >= 0.5 * max(1, len(lines)) and any(
+        ln.column == "right" for ln in lines
+    )
+    lines.sort(key=lambda ln: (ln.top, ln.x0))
+    if not two:
+        for ln in lines:
+            ln.column = "span"
+        return lines
+    out: list[_Line] = []
+    left: list[_Line] = []
+    right: list[_Line] = []
+    for ln in lines:
+        if ln.column == "span":
+            out += left + right + [ln]
+            left, right = [], []
+        else:
+            (left if ln.column == "left" else right).append(ln)
+    return out + left + right
+
+
+def _furniture(pages: list[list[_Line]], heights: list[float]) -> set[int]:
+    def key(ln: _Line) -> str:
+        return re.sub(r"\d+", "#", " ".join(ln.text.split()).lower())
+
+    counts: Counter[str] = Counter()
+    for lines, h in zip(pages, heights, strict=True):
+        counts.update({key(ln) for ln in lines if _in_band(ln, h)})
+    repeated = {k for k, n in counts.items() if len(pages) > 1 and n >= max(2, len(pages) / 2)}
+    return {
+        id(ln)
+        for lines, h in zip(pages, heights, strict=True)
+        for ln in lines
+        if _in_band(ln, h) and (key(ln) in repeated or _PAGE_NO.match(ln.text))
+    }
+
+
+def _in_band(ln: _Line, height: float) -> bool:
+    return ln.bottom < height * _FURNITURE_BAND or ln.top > height * (1 - _FURNITURE_BAND)
+
+
+def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
+    furniture = _furniture(pages, heights)
+    body = [ln for lines in pages for ln in lines if id(ln) not in furniture]
+    # The body size: the most common size by characters, code (fixed pitch) aside.
+    sizes = Counter(ln.size for ln in body if not ln.mono for _ in range(max(1, len(ln.text))))
+    base = sizes.most_common(1)[0][0] if sizes else 0.0
+    # Heading sizes: larger than the body and set in bold somewhere, or clearly larger (fonts
+    # without a bold face, such as most CJK fonts, mark headings by size alone).
+    big = sorted(
+        {ln.size for ln in body if ln.size > base * 1.05 and (ln.bold or ln.size >= base * 1.25)},
+        reverse=True,
+    )
+    level = {s: min(i + 1, 6) for i, s in enumerate(big)}
+    out: list[Section] = []
+    para: list[_Line] = []
+    kind = "text"
+
+    def flush() -> None:
+        if not para:
+            return
+        text = ""
+        offsets: list[int] = []
+        boxes: list[Box] = []
+        for ln in para:
+            if boxes and ln.page == boxes[-1].page and ln.column == para[0].column:
+                b = boxes[-1]
+                boxes[-1] = Box(
+                    b.page, min(b.x0, ln.x0), min(b.top, ln.top), max(b.x1, ln.x1),
+                    max(b.bottom, ln.bottom),
+                )  # fmt: skip
+            else:
+                offsets.append(len(text) + (1 if text else 0))
+                boxes.append(Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom))
+            if not text:
+                text = ln.text
+            elif kind == "code":
+                text += "\n" + ln.text
+            elif text.endswith("-"):
+                text += ln.text
+            else:
+                text += " " + ln.text
+        meta = {"box_offsets": offsets} if len(boxes) > 1 else {}
+        lvl = level.get(para[0].size) if kind == "title" else None
+        out.append(Section(kind, text, level=lvl, boxes=tuple(boxes), metadata=meta))
+        para.clear()
+        out.extend(pending)
+        pending.clear()
+
+    # A paragraph may run on across a page break: the furniture met meanwhile follows it.
+    pending: list[Section] = []
+
+    def furniture_of(lines: list[_Line], height: float, where: str) -> None:
+        for ln in lines:
+            if id(ln) in furniture and (ln.top < height / 2) == (where == "header"):
+                box = Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom)
+                (pending if para else out).append(Section(where, ln.text, boxes=(box,)))
+
+    for lines, height in zip(pages, heights, strict=True):
+        furniture_of(lines, height, "header")
+        for ln in lines:
+            if id(ln) in furniture:
+                continue
+            if _CAPTION.match(ln.text):
+                flush()
+                kind = "caption"
+                para.append(ln)
+                continue
+            this = "title" if ln.size in level else "code" if ln.mono else "text"
+            if this == "text" and _BULLET.match(ln.text):
+                flush()
+                kind = "list"
+                para.append(ln)
+                continue
+            if para:
+                prev = para[-1]
+                gap = ln.top - prev.bottom
+                hanging = kind == "list" and this == "text" and ln.x0 > para[0].x0 + 2
+                same = (
+                    (this == kind or hanging or (kind == "caption" and this == "text"))
+                    and abs(ln.size - prev.size) < 0.6
+                    and (
+                        -2 < gap < prev.size
+                        if ln.page == prev.page and ln.column == prev.column
+                        else not prev.text.endswith((".", "!", "?", "。", "！", "？", ":", "："))
+                    )
+                )
+                if not same or (this == "title" and kind == "title" and ln.page != prev.page):
+                    flush()
+            if not para:
+                kind = this
+            para.append(ln)
+        furniture_of(lines, height, "footer")
+    flush()
+    out.extend(pending)
+    return out
+
+
+def parse_pdf(
+    data: bytes, filename: str | None, pages: Sequence[int] | None, password: str | None
+) -> Document:
+    """Parse a PDF through PDFium's text layer (the simple path; see the module docs)."""
+    pdfium = _import()
+    try:
+        pdf = pdfium.PdfDocument(data, password=password)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            if password is None:
+                raise DocumentError(filename, "the PDF is encrypted: pass password=") from exc
+            raise DocumentError(filename, "password is not the PDF's password") from exc
+        raise DocumentError(filename, f"not a readable PDF file ({exc})") from exc
+    try:
+        count = len(pdf)
+        wanted = list(pages) if pages is not None else list(range(1, count + 1))
+        for i, p in enumerate(wanted):
+            if p > count:
+                raise ValueError(f"pages[{i}] is {p}, but the PDF has {count} pages")
+        page_list: list[Page] = []
+        lines: list[list[_Line]] = []
+        heights: list[float] = []
+        for number in wanted:
+            try:
+                page = pdf[number - 1]
+                width, height = page.get_size()
+                found = _page_lines(pdfium, page, number, height)
+                page.close()
+            except pdfium.PdfiumError as exc:
+                raise DocumentError(filename, f"unreadable page ({exc})", page=number) from exc
+            page_list.append(Page(number, width, height, has_text_layer=bool(found)))
+            lines.append(_order(found, width))
+            heights.append(height)
+        meta_raw = pdf.get_metadata_dict()
+    finally:
+        pdf.close()
+    sections = _sections(lines, heights)
+    meta = {
+        "title": meta_raw.get("Title") or None,
+        "author": meta_raw.get("Author") or None,
+        "page_count": count,
+        "needs_ocr": [p.number for p in page_list if p.needs_ocr],
+    }
+    doc = Document(sections, page_list, meta, format="pdf", filename=filename)
+    doc._renderer = functools.partial(_render, data, password, filename)
+    return doc
+
+
+def _render(
+    data: bytes,
+    password: str | None,
+    filename: str | None,
+    number: int,
+    bbox: tuple[float, float, float, float] | None,
+    scale: float,
+) -> Any:
+    pdfium = _import()
+    pdf = pdfium.PdfDocument(data, password=password)
+    try:
+        page = pdf[number - 1]
+        width, height = page.get_size()
+        crop = (0.0, 0.0, 0.0, 0.0)
+        if bbox is not None:
+            x0, top, x1, bottom = bbox
+            x0, x1 = max(0.0, x0), min(width, x1)
+            top, bottom = max(0.0, top), min(height, bottom)
+            if not (x0 < x1 and top < bottom):
+                raise ValueError(f"bbox {bbox!r} is outside page {number}")
+            crop = (x0, height - bottom, width - x1, top)
+        try:
+            return page.render(scale=scale, crop=crop).to_pil()
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("page_image needs Pillow: pip install 'ragchunk[images]'") from exc
+    except pdfium.PdfiumError as exc:
+        raise DocumentError(filename, f"cannot render ({exc})", page=number) from exc
+    finally:
+        pdf.close()
