@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from html.parser import HTMLParser
 from itertools import compress, groupby
-from operator import methodcaller, not_
+from operator import itemgetter, not_
 from typing import Any
 
 import langchain_text_splitters as _lc
@@ -58,6 +58,11 @@ def _custom_header_matcher(sep: str) -> Callable[[str], bool]:
         return False
 
     return matches
+
+
+#: The characters of ASCII text that ``str.isprintable`` rejects, newline aside.
+_ASCII_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f]")
+_FIRST = itemgetter(slice(0, 1))
 
 
 class MarkdownHeaderTextSplitter(_lc.MarkdownHeaderTextSplitter):
@@ -116,10 +121,16 @@ class MarkdownHeaderTextSplitter(_lc.MarkdownHeaderTextSplitter):
         # filtered one by one.
         lines = list(map(str.strip, text.split("\n")))
         every = range(len(lines))
-        for i in compress(every, map(not_, map(str.isprintable, lines))):
-            lines[i] = "".join(filter(str.isprintable, lines[i]))
+        if not (text.isascii() and _ASCII_CONTROL.search(text) is None):
+            for i in compress(every, map(not_, map(str.isprintable, lines))):
+                lines[i] = "".join(filter(str.isprintable, lines[i]))
         special = (*prefixes, "```", "~~~")
-        marks = list(compress(every, map(methodcaller("startswith", special), lines)))
+        firsts = frozenset(p[:1] for p in special)
+        if "" in firsts:  # an empty separator: every line may be a header
+            marks = list(every)
+        else:
+            # Lines whose first character may start a fence or a header; the walk below tells.
+            marks = list(compress(every, map(firsts.__contains__, map(_FIRST, lines))))
         marks.append(len(lines))
 
         out: list[tuple[str, dict[str, str]]] = []
