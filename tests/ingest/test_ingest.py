@@ -269,3 +269,40 @@ def test_chroma_server_restart_mid_run(tmp_path: Path) -> None:
         h.run_ingest(server.url("cleanrun"), str(src), "full", str(tmp_path / "c.sqlite"))
         assert got == h.rows(server.url("cleanrun"))
     assert server.proc is None
+
+
+@pytest.mark.parametrize(
+    "chunker",
+    [ragchunk.RecursiveSplitter(12), ragchunk.MarkdownSplitter(12)],
+    ids=["plain", "headings"],
+)
+def test_row_ids_are_chunk_id_of_each_row(chunker: Any, tmp_path: Path) -> None:
+    import json
+
+    from ragchunk.ingest import chunk_id, config_hash
+
+    docs = [
+        Document(
+            "a.md", "# Title\n\nSome words here. 第一段。 More words there.\n\n## Two\n\nEnd."
+        ),
+        Document("b.md", "Plain text, nothing else at all.", {"lang": "en"}),
+        Document("c.md", ""),
+    ]
+    store = f"parquet:{tmp_path / 'store'}"
+    ingest(docs, store, chunker)
+    rows = open_store(store).read().to_pylist()
+    assert {r["source_id"] for r in rows} == {"a.md", "b.md"}
+    config = config_hash(chunker)
+    for r in rows:
+        rest = json.dumps(
+            [r["heading_path"], r["pages"], r["boxes"], r["metadata"]], ensure_ascii=False
+        )
+        want = chunk_id(
+            r["source_id"], config, r["chunk_index"], r["start"], r["end"], r["text"], rest
+        )
+        assert r["id"] == want
+        assert r["config_hash"] == config
+    b_rows = [r for r in rows if r["source_id"] == "b.md"]
+    assert all(json.loads(r["metadata"]) == {"lang": "en"} for r in b_rows)
+    if isinstance(chunker, ragchunk.MarkdownSplitter):
+        assert any(r["heading_path"] for r in rows if r["source_id"] == "a.md")
