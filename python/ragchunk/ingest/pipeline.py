@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -334,6 +335,7 @@ class _Run:
         self.workers = workers
         self.report = report
         self.points = Points.from_environ()
+        self.manifest_path = ":memory:"
         self.config = config_hash(chunker, None if embedder is None else embedder.model)
 
     def timed(self, stage: str, start: float) -> None:
@@ -408,9 +410,13 @@ class _Run:
 
     def write(self, items: list[_Item]) -> None:
         """Chunk, embed and write a batch of new or changed sources (the write protocol)."""
+        self.store_rows(self.chunk(items))
+
+    def store_rows(self, done: list[tuple[_Item, Any]]) -> None:
+        """Write chunked sources, ``(item, rows)``, by the write protocol: pending, upsert,
+        commit, delete the garbage."""
         from ..io.arrow import _pyarrow
 
-        done = self.chunk(items)
         if not done:
             return
         pa = _pyarrow()
@@ -510,6 +516,26 @@ def ingest(
     >>> ingest(docs, where, ragchunk.RecursiveSplitter(3)).unchanged
     2
     """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    with _session(store, chunker, embedder, cleanup, workers, manifest, embedding_cache) as run:
+        base_dir = None if base is None else os.fspath(base)
+        _walk(run, sources, include, readers, batch_size, bool(progress), base_dir)
+    return run.report
+
+
+@contextlib.contextmanager
+def _session(
+    store: str | Store,
+    chunker: Any,
+    embedder: Any,
+    cleanup: str | None,
+    workers: int | None,
+    manifest: str | os.PathLike[str] | None,
+    embedding_cache: Any,
+) -> Iterator[_Run]:
+    """A run with its store open, its lock held and a killed run's leftovers recovered;
+    the store's ``finish`` is called when the body succeeds."""
     from ..core.chunk import Splitter, check_workers
     from ..ragflow.pipeline import SplitterComponent
 
@@ -521,39 +547,52 @@ def ingest(
     if cleanup not in CLEANUP_MODES:
         raise ValueError(f"cleanup must be None, 'incremental' or 'full', got {cleanup!r}")
     check_workers(workers)
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     st = open_store(store)
-    path = os.fspath(manifest) if manifest is not None else st.default_manifest()
-    if path is None:
-        raise ValueError(f"manifest: {st.url} keeps no manifest of its own; pass manifest=PATH")
-    lock = StoreLock(path + ".lock")
-    lock.acquire()
-    report = IngestReport()
     try:
-        man = Manifest(path)
+        path = os.fspath(manifest) if manifest is not None else st.default_manifest()
+        if path is None:
+            raise ValueError(f"manifest: {st.url} keeps no manifest of its own; pass manifest=PATH")
+        lock = StoreLock(path + ".lock")
+        lock.acquire()
         try:
-            run = _Run(
-                st,
-                man,
-                chunker,
-                _embedder(embedder, embedding_cache, path),
-                cleanup,
-                workers,
-                report,
-            )
-            run.recover()
-            base_dir = None if base is None else os.fspath(base)
-            _walk(run, sources, include, readers, batch_size, bool(progress), base_dir)
-            finish = getattr(st, "finish", None)
-            if callable(finish):
-                finish()
+            man = Manifest(path)
+            try:
+                managed = _embedder(embedder, embedding_cache, path)
+                run = _Run(st, man, chunker, managed, cleanup, workers, IngestReport())
+                run.manifest_path = path
+                run.recover()
+                yield run
+                finish = getattr(st, "finish", None)
+                if callable(finish):
+                    finish()
+            finally:
+                man.close()
         finally:
-            man.close()
+            lock.release()
     finally:
-        lock.release()
         st.close()
-    return report
+
+
+def parse_file(
+    path: str, data: bytes, readers: Mapping[str, Reader] | None
+) -> tuple[str, dict[str, Any]] | str:
+    """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
+    when the reader fails.
+
+    >>> parse_file("a.md", b"Hi", None)
+    ('Hi', {})
+    >>> parse_file("a.md", b"\\xff", None)[:30]
+    "a.md: UnicodeDecodeError: 'utf"
+    """
+    try:
+        parsed = reader_for(path, readers)(path, data)
+    except Exception as exc:  # any reader's error: the file is reported, not written
+        return f"{path}: {type(exc).__name__}: {exc}"
+    if isinstance(parsed, Document):
+        return parsed.text, dict(parsed.metadata)
+    if isinstance(parsed, str):
+        return parsed, {}
+    return f"{path}: the reader returned {type(parsed).__name__}"
 
 
 def _walk(
@@ -612,19 +651,12 @@ def _walk(
             continue
         t = time.perf_counter()
         if isinstance(item, SourceFile):
-            try:
-                parsed = reader_for(item.path, readers)(item.path, data)
-            except Exception as exc:  # any reader's error: the file is reported, not written
-                run.fail(sid, f"{item.path}: {type(exc).__name__}: {exc}")
+            parsed = parse_file(item.path, data, readers)
+            if isinstance(parsed, str):
+                run.fail(sid, parsed)
                 bar.update(size, 1, errors=1)
                 continue
-            if isinstance(parsed, Document):
-                text, meta = parsed.text, dict(parsed.metadata)
-            elif isinstance(parsed, str):
-                text, meta = parsed, {}
-            else:
-                run.fail(sid, f"{item.path}: the reader returned {type(parsed).__name__}")
-                continue
+            text, meta = parsed
         else:
             text, meta = item.text, dict(item.metadata)
         run.points.hit("parse")
