@@ -3,6 +3,7 @@ unchanged sources cost nothing, failures keep their previous chunks, one writer 
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,60 @@ def test_row_ids_are_chunk_id_of_each_row(chunker: Any, tmp_path: Path) -> None:
     assert all(json.loads(r["metadata"]) == {"lang": "en"} for r in b_rows)
     if isinstance(chunker, ragchunk.MarkdownSplitter):
         assert any(r["heading_path"] for r in rows if r["source_id"] == "a.md")
+
+
+def test_fts_option_builds_a_full_text_index(tmp_path: Path) -> None:
+    lancedb = pytest.importorskip("lancedb")
+    docs = [
+        Document("a", "The quick brown fox jumps over the lazy dog."),
+        Document("b", "A completely different sentence about databases."),
+    ]
+    store = f"lancedb:{tmp_path / 'store'}?fts=true"
+    ingest(docs, store, ragchunk.RecursiveSplitter(64))
+    table = lancedb.connect(str(tmp_path / "store")).open_table("chunks")
+    hits = table.search("fox", query_type="fts").limit(5).to_list()
+    assert [r["source_id"] for r in hits] == ["a"]
+    # a changed source: the index is rebuilt with the new text, the old text is gone
+    docs[1] = Document("b", "Now this one mentions a fox as well.")
+    ingest(docs, store, ragchunk.RecursiveSplitter(64))
+    table = lancedb.connect(str(tmp_path / "store")).open_table("chunks")
+    hits = table.search("fox", query_type="fts").limit(5).to_list()
+    assert sorted(r["source_id"] for r in hits) == ["a", "b"]
+    assert table.search("databases", query_type="fts").limit(5).to_list() == []
+    # without the option there is no index to search
+    plain = tmp_path / "plain"
+    ingest(docs, f"lancedb:{plain}", ragchunk.RecursiveSplitter(64))
+    assert lancedb.connect(str(plain)).open_table("chunks").list_indices() == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "src"
+    h.write_corpus(src, 1)
+    size = sum(p.stat().st_size for p in src.rglob("*.md"))
+    err = _Terminal()
+    monkeypatch.setattr("sys.stderr", err)
+    report = ingest([src], f"parquet:{tmp_path / 'store'}", h.chunker(), progress=True)
+    assert report.added == 12
+    last = err.getvalue().rstrip("\n").split("\r")[-1]
+    assert "12/12 docs" in last and f"{size / 1e6:.1f}/{size / 1e6:.1f} MB" in last
+    assert err.getvalue().endswith("\n")
+    quiet = _Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    ingest([src], f"parquet:{tmp_path / 'other'}", h.chunker(), progress=False)
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.single_backend
+def test_docstring_examples() -> None:
+    import doctest
+    import importlib
+
+    for name in ("", ".manifest", ".pipeline", ".sources", ".stores", ".cli", ".ray", "._faults"):
+        module = importlib.import_module("ragchunk.ingest" + name)
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, f"{module.__name__}: {result}"
