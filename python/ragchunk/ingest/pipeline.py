@@ -210,21 +210,23 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     plain = not any(it.metadata for it in items) and (
         n == 0 or bool(pc.all(pc.equal(meta_col, "{}")).as_py())
     )
-    row_ids = rows.to_numpy(zero_copy_only=False)
-    index = table["chunk_index"].to_numpy()
+    # Python ints: indexing numpy arrays element by element costs more than the hashing
+    row_ids = rows.to_numpy(zero_copy_only=False).tolist()
+    index = table["chunk_index"].to_numpy().tolist()
     starts = table["start"].to_pylist()
     ends = table["end"].to_pylist()
     _, offs_buf, data_buf = texts.buffers()
-    offsets = np.frombuffer(offs_buf, dtype=np.int64)[texts.offset : texts.offset + n + 1]
+    offsets = np.frombuffer(offs_buf, dtype=np.int64)[texts.offset : texts.offset + n + 1].tolist()
     data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
     prefixes = [_id_prefix(it.source_id, config) for it in items]
     ids: list[str] = []
     if plain:
         rest = _REST_EMPTY.encode()
-        for i in range(n):
-            lo, hi = int(offsets[i]), int(offsets[i + 1])
-            h = prefixes[row_ids[i]].copy()
-            h.update(_id_head(int(index[i]), starts[i], ends[i], hi - lo))
+        for row, k, start, end, lo, hi in zip(
+            row_ids, index, starts, ends, offsets, offsets[1:], strict=False
+        ):
+            h = prefixes[row].copy()
+            h.update(b"%d:%s:%s:%d:" % (k, str(start).encode(), str(end).encode(), hi - lo))
             h.update(data[lo:hi])
             h.update(rest)
             ids.append(h.hexdigest()[:32])
@@ -235,7 +237,7 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
         metas: list[str] = []
         decoded: dict[tuple[int, str], tuple[Any, Any, Any, str, bytes]] = {}
         for i, meta_json in enumerate(meta_col.to_pylist()):
-            row = int(row_ids[i])
+            row = row_ids[i]
             key = (row, meta_json)
             parts = decoded.get(key)
             if parts is None:
@@ -255,9 +257,9 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
                     meta_text,
                     rest_text.encode("utf-8", "surrogatepass"),
                 )
-            lo, hi = int(offsets[i]), int(offsets[i + 1])
+            lo, hi = offsets[i], offsets[i + 1]
             h = prefixes[row].copy()
-            h.update(_id_head(int(index[i]), starts[i], ends[i], hi - lo))
+            h.update(_id_head(index[i], starts[i], ends[i], hi - lo))
             h.update(data[lo:hi])
             h.update(parts[4])
             ids.append(h.hexdigest()[:32])
