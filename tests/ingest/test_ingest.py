@@ -4,6 +4,7 @@ unchanged sources cost nothing, failures keep their previous chunks, one writer 
 from __future__ import annotations
 
 import io
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -364,3 +365,33 @@ def test_docstring_examples() -> None:
         module = importlib.import_module("ragchunk.ingest" + name)
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, f"{module.__name__}: {result}"
+
+
+def test_hash_cache_by_size_and_mtime(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    old, racy = src / "old.md", src / "racy.md"
+    old.write_text("First words here.", encoding="utf-8")
+    racy.write_text("Racy words here.", encoding="utf-8")
+    past = 1_600_000_000 * 10**9
+    os.utime(old, ns=(past, past))  # hashed long after its last change: cached
+    store = f"parquet:{tmp_path / 'store'}"
+    chunker = ragchunk.RecursiveSplitter(64)
+    assert ingest([src], store, chunker, base=src).added == 2
+    # same size, same mtime, other bytes: the cached hash hides the change (as rsync's
+    # quick check would); the file modified just before the run is hashed again
+    old.write_text("Other words here.", encoding="utf-8")
+    os.utime(old, ns=(past, past))
+    stat = racy.stat()
+    racy.write_text("Racy wordz here.", encoding="utf-8")
+    os.utime(racy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    again = ingest([src], store, chunker, base=src)
+    assert (again.unchanged, again.changed) == (1, 1)
+    texts = {r["source_id"]: r["text"] for r in open_store(store).read().to_pylist()}
+    assert texts == {"old.md": "First words here.", "racy.md": "Racy wordz here."}
+    # rehash=True reads every file
+    forced = ingest([src], store, chunker, base=src, rehash=True)
+    assert (forced.unchanged, forced.changed) == (1, 1)
+    texts = {r["source_id"]: r["text"] for r in open_store(store).read().to_pylist()}
+    assert texts["old.md"] == "Other words here."
+    assert main(["ingest", str(src), "--into", store, "--base", str(src), "--rehash", "-q"]) == 0

@@ -479,6 +479,7 @@ def ingest(
     embedding_cache: Any = "auto",
     batch_size: int = 256,
     base: str | os.PathLike[str] | None = None,
+    rehash: bool = False,
 ) -> IngestReport:
     """Chunk (and embed) ``sources`` into ``store``, rewriting only what changed.
 
@@ -501,6 +502,10 @@ def ingest(
         batch_size: sources chunked, embedded and committed together.
         base: a file's source id is its path relative to ``base`` (default: the path as
             walked, ``docs/a.md`` for ``docs/``), so a folder can move and keep its ids.
+        rehash: read and hash every file. By default a file whose size and modification
+            time (nanoseconds) are those recorded when an earlier run hashed it reuses that
+            hash without being read, as ``rsync`` and ``git`` do; files modified within two
+            seconds of being hashed are always hashed again.
 
     Returns:
         An :class:`IngestReport`.
@@ -522,7 +527,7 @@ def ingest(
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     with _session(store, chunker, embedder, cleanup, workers, manifest, embedding_cache) as run:
         base_dir = None if base is None else os.fspath(base)
-        _walk(run, sources, include, readers, batch_size, bool(progress), base_dir)
+        _walk(run, sources, include, readers, batch_size, bool(progress), base_dir, rehash)
     return run.report
 
 
@@ -597,6 +602,12 @@ def parse_file(
     return f"{path}: the reader returned {type(parsed).__name__}"
 
 
+# A file modified less than this before the run started is hashed again on the next run
+# even when its size and modification time are unchanged: a write within the file system's
+# timestamp granularity could otherwise hide behind an equal mtime (git's "racy" files).
+_RACY_NS = 2_000_000_000
+
+
 def _walk(
     run: _Run,
     sources: Any,
@@ -605,6 +616,7 @@ def _walk(
     batch_size: int,
     progress: bool,
     base: str | None,
+    rehash: bool,
 ) -> None:
     report = run.report
     inputs: list[tuple[str, SourceFile | Document]] = []
@@ -620,6 +632,9 @@ def _walk(
             seen.add(sid)
             inputs.append((sid, item))
     known = run.manifest.sources()
+    started_ns = time.time_ns()
+    cached = {} if rehash else run.manifest.files()
+    hashed: list[tuple[str, int, int, str]] = []
     bar = Progress(
         sys.stderr,
         sum(it.size if isinstance(it, SourceFile) else len(it.text) for _, it in inputs),
@@ -629,17 +644,23 @@ def _walk(
     batch: list[_Item] = []
     for sid, item in inputs:
         t = time.perf_counter()
-        data = b""
+        data: bytes | None = b""
         if isinstance(item, SourceFile):
             try:
-                with open(item.path, "rb") as fh:
-                    data = fh.read()
+                stat = os.stat(item.path)
+                entry = cached.get(sid)
+                if entry is not None and entry[:2] == (stat.st_size, stat.st_mtime_ns):
+                    digest, size, data = entry[2], stat.st_size, None
+                else:
+                    with open(item.path, "rb") as fh:
+                        data = fh.read()
+                    digest, size = hashlib.sha256(data).hexdigest(), len(data)
+                    if stat.st_size == size and stat.st_mtime_ns < started_ns - _RACY_NS:
+                        hashed.append((sid, size, stat.st_mtime_ns, digest))
             except OSError as exc:
                 run.fail(sid, f"{item.path}: {exc}")
                 bar.update(item.size, 1, errors=1)
                 continue
-            digest = hashlib.sha256(data).hexdigest()
-            size = len(data)
         else:
             digest, size = item.content_hash, len(item.text)
         run.points.hit("read")
@@ -653,6 +674,15 @@ def _walk(
             continue
         t = time.perf_counter()
         if isinstance(item, SourceFile):
+            if data is None:  # the hash came from the cache, and the source changed
+                try:
+                    with open(item.path, "rb") as fh:
+                        data = fh.read()
+                except OSError as exc:
+                    run.fail(sid, f"{item.path}: {exc}")
+                    bar.update(size, 1, errors=1)
+                    continue
+                digest = hashlib.sha256(data).hexdigest()  # what is parsed is what is recorded
             parsed = parse_file(item.path, data, readers)
             if isinstance(parsed, str):
                 run.fail(sid, parsed)
@@ -670,6 +700,8 @@ def _walk(
             batch = []
     if batch:
         run.write(batch)
+    if hashed:
+        run.manifest.record_files(hashed)
     if run.cleanup == "full":
         failed = {s for s, _ in report.failures}
         run.remove(sorted(s for s in known if s not in seen and s not in failed))
