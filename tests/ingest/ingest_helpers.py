@@ -1,7 +1,8 @@
 """Shared pieces of the ingest tests: a corpus that changes between versions, a
 deterministic embedder, and a child process that runs one ingest (and may be killed).
 
-Run as a script, it ingests: ``python ingest_helpers.py STORE SRC CLEANUP [MANIFEST]``."""
+Run as a script, it ingests: ``python ingest_helpers.py STORE SRC CLEANUP [MANIFEST]``; with
+``INGEST_TEST_RAY_ADDRESS`` set, through ``ingest_ray`` on the Ray cluster at that address."""
 
 from __future__ import annotations
 
@@ -128,8 +129,33 @@ def rows(store: str, manifest: str | None = None) -> list[dict[str, Any]]:
     return out
 
 
-if __name__ == "__main__":
-    report = run_ingest(
-        sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
+def run_ingest_ray(store: str, src: str, cleanup: str, **options: Any) -> Any:
+    """:func:`run_ingest` on Ray: the same chunker, embedder and source ids."""
+    from ragchunk.ingest import ingest_ray
+
+    return ingest_ray(
+        [src],
+        store,
+        chunker(),
+        embedder=embed,
+        cleanup=cleanup,
+        base=src,
+        batch_size=BATCH,
+        commit_size=BATCH,
+        concurrency=1,
+        **options,
     )
+
+
+if __name__ == "__main__":
+    address = os.environ.get("INGEST_TEST_RAY_ADDRESS")
+    if address:
+        import ray
+
+        ray.init(address=address, log_to_driver=False)
+        report = run_ingest_ray(sys.argv[1], sys.argv[2], sys.argv[3])
+    else:
+        report = run_ingest(
+            sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
+        )
     print(report.summary())

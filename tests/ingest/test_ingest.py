@@ -3,6 +3,8 @@ unchanged sources cost nothing, failures keep their previous chunks, one writer 
 
 from __future__ import annotations
 
+import io
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -269,3 +271,127 @@ def test_chroma_server_restart_mid_run(tmp_path: Path) -> None:
         h.run_ingest(server.url("cleanrun"), str(src), "full", str(tmp_path / "c.sqlite"))
         assert got == h.rows(server.url("cleanrun"))
     assert server.proc is None
+
+
+@pytest.mark.parametrize(
+    "chunker",
+    [ragchunk.RecursiveSplitter(12), ragchunk.MarkdownSplitter(12)],
+    ids=["plain", "headings"],
+)
+def test_row_ids_are_chunk_id_of_each_row(chunker: Any, tmp_path: Path) -> None:
+    import json
+
+    from ragchunk.ingest import chunk_id, config_hash
+
+    docs = [
+        Document(
+            "a.md", "# Title\n\nSome words here. 第一段。 More words there.\n\n## Two\n\nEnd."
+        ),
+        Document("b.md", "Plain text, nothing else at all.", {"lang": "en"}),
+        Document("c.md", ""),
+    ]
+    store = f"parquet:{tmp_path / 'store'}"
+    ingest(docs, store, chunker)
+    rows = open_store(store).read().to_pylist()
+    assert {r["source_id"] for r in rows} == {"a.md", "b.md"}
+    config = config_hash(chunker)
+    for r in rows:
+        rest = json.dumps(
+            [r["heading_path"], r["pages"], r["boxes"], r["metadata"]], ensure_ascii=False
+        )
+        want = chunk_id(
+            r["source_id"], config, r["chunk_index"], r["start"], r["end"], r["text"], rest
+        )
+        assert r["id"] == want
+        assert r["config_hash"] == config
+    b_rows = [r for r in rows if r["source_id"] == "b.md"]
+    assert all(json.loads(r["metadata"]) == {"lang": "en"} for r in b_rows)
+    if isinstance(chunker, ragchunk.MarkdownSplitter):
+        assert any(r["heading_path"] for r in rows if r["source_id"] == "a.md")
+
+
+def test_fts_option_builds_a_full_text_index(tmp_path: Path) -> None:
+    lancedb = pytest.importorskip("lancedb")
+    docs = [
+        Document("a", "The quick brown fox jumps over the lazy dog."),
+        Document("b", "A completely different sentence about databases."),
+    ]
+    store = f"lancedb:{tmp_path / 'store'}?fts=true"
+    ingest(docs, store, ragchunk.RecursiveSplitter(64))
+    table = lancedb.connect(str(tmp_path / "store")).open_table("chunks")
+    hits = table.search("fox", query_type="fts").limit(5).to_list()
+    assert [r["source_id"] for r in hits] == ["a"]
+    # a changed source: the index is rebuilt with the new text, the old text is gone
+    docs[1] = Document("b", "Now this one mentions a fox as well.")
+    ingest(docs, store, ragchunk.RecursiveSplitter(64))
+    table = lancedb.connect(str(tmp_path / "store")).open_table("chunks")
+    hits = table.search("fox", query_type="fts").limit(5).to_list()
+    assert sorted(r["source_id"] for r in hits) == ["a", "b"]
+    assert table.search("databases", query_type="fts").limit(5).to_list() == []
+    # without the option there is no index to search
+    plain = tmp_path / "plain"
+    ingest(docs, f"lancedb:{plain}", ragchunk.RecursiveSplitter(64))
+    assert lancedb.connect(str(plain)).open_table("chunks").list_indices() == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "src"
+    h.write_corpus(src, 1)
+    size = sum(p.stat().st_size for p in src.rglob("*.md"))
+    err = _Terminal()
+    monkeypatch.setattr("sys.stderr", err)
+    report = ingest([src], f"parquet:{tmp_path / 'store'}", h.chunker(), progress=True)
+    assert report.added == 12
+    last = err.getvalue().rstrip("\n").split("\r")[-1]
+    assert "12/12 docs" in last and f"{size / 1e6:.1f}/{size / 1e6:.1f} MB" in last
+    assert err.getvalue().endswith("\n")
+    quiet = _Terminal()
+    monkeypatch.setattr("sys.stderr", quiet)
+    ingest([src], f"parquet:{tmp_path / 'other'}", h.chunker(), progress=False)
+    assert quiet.getvalue() == ""
+
+
+@pytest.mark.single_backend
+def test_docstring_examples() -> None:
+    import doctest
+    import importlib
+
+    for name in ("", ".manifest", ".pipeline", ".sources", ".stores", ".cli", ".ray", "._faults"):
+        module = importlib.import_module("ragchunk.ingest" + name)
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0 and result.attempted > 0, f"{module.__name__}: {result}"
+
+
+def test_hash_cache_by_size_and_mtime(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    old, racy = src / "old.md", src / "racy.md"
+    old.write_text("First words here.", encoding="utf-8")
+    racy.write_text("Racy words here.", encoding="utf-8")
+    past = 1_600_000_000 * 10**9
+    os.utime(old, ns=(past, past))  # hashed long after its last change: cached
+    store = f"parquet:{tmp_path / 'store'}"
+    chunker = ragchunk.RecursiveSplitter(64)
+    assert ingest([src], store, chunker, base=src).added == 2
+    # same size, same mtime, other bytes: the cached hash hides the change (as rsync's
+    # quick check would); the file modified just before the run is hashed again
+    old.write_text("Other words here.", encoding="utf-8")
+    os.utime(old, ns=(past, past))
+    stat = racy.stat()
+    racy.write_text("Racy wordz here.", encoding="utf-8")
+    os.utime(racy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    again = ingest([src], store, chunker, base=src)
+    assert (again.unchanged, again.changed) == (1, 1)
+    texts = {r["source_id"]: r["text"] for r in open_store(store).read().to_pylist()}
+    assert texts == {"old.md": "First words here.", "racy.md": "Racy wordz here."}
+    # rehash=True reads every file
+    forced = ingest([src], store, chunker, base=src, rehash=True)
+    assert (forced.unchanged, forced.changed) == (1, 1)
+    texts = {r["source_id"]: r["text"] for r in open_store(store).read().to_pylist()}
+    assert texts["old.md"] == "Other words here."
+    assert main(["ingest", str(src), "--into", store, "--base", str(src), "--rehash", "-q"]) == 0

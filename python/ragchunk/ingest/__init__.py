@@ -19,6 +19,8 @@ The guarantees:
   deletes the pending sources' new chunks and the garbage before anything else. Whatever
   moment the process died at, the next run ends in the store one clean run would have made:
   no duplicate ids, no missing chunks, no chunks of old or deleted versions.
+* **Beyond one machine.** :func:`ingest_ray` reads, parses, chunks and embeds in Ray
+  actors and writes and commits on the driver, with the same ids, rows and protocol.
 * **One writer.** A second run on the same store is refused with
   :class:`IngestLockedError` while the first holds the lock (released by the kernel when its
   process ends, however it ends).
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 from .manifest import IngestLockedError, Manifest, StoreLock
 from .pipeline import CLEANUP_MODES, IngestReport, chunk_id, config_hash, ingest
+from .ray import IngestBatches, ingest_ray
 from .sources import Document, Reader, content_hash, read_text
 from .stores import (
     ChromaStore,
@@ -51,6 +54,7 @@ __all__ = [
     "CLEANUP_MODES",
     "ChromaStore",
     "Document",
+    "IngestBatches",
     "IngestLockedError",
     "IngestReport",
     "LanceDBStore",
@@ -63,6 +67,7 @@ __all__ = [
     "config_hash",
     "content_hash",
     "ingest",
+    "ingest_ray",
     "open_store",
     "read_text",
     "row_schema",

@@ -102,6 +102,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_INCLUDE,
         help=f"file patterns read from folders (default: {DEFAULT_INCLUDE})",
     )
+    p.add_argument(
+        "--rehash",
+        action="store_true",
+        help="read and hash every file, even those whose size and mtime are unchanged",
+    )
     p.add_argument("--workers", type=int, default=None, help="chunking threads (one per core)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no report")
 
@@ -125,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             manifest=args.manifest,
             include=args.include,
             base=args.base,
+            rehash=args.rehash,
         )
     except IngestLockedError as exc:
         print(f"ragchunk: error: {exc}", file=sys.stderr)

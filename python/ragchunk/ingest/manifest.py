@@ -76,6 +76,11 @@ class Manifest:
                 "new_ids TEXT NOT NULL, old_ids TEXT NOT NULL)"
             )
             self._db.execute("CREATE TABLE IF NOT EXISTS garbage (chunk_id TEXT PRIMARY KEY)")
+            # a cache of content hashes by file size and modification time (see files())
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS files (source_id TEXT PRIMARY KEY, "
+                "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL)"
+            )
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (_SCHEMA_VERSION,))
@@ -159,6 +164,24 @@ class Manifest:
                 if old is not None:
                     self._add_garbage(old[2])
                     self._db.execute("DELETE FROM sources WHERE source_id = ?", (source_id,))
+                self._db.execute("DELETE FROM files WHERE source_id = ?", (source_id,))
+
+    def files(self) -> dict[str, tuple[int, int, str]]:
+        """The hash cache: ``{source_id: (size, mtime_ns, content_hash)}`` of files hashed
+        by earlier runs. Only a cache: it decides nothing the write protocol relies on.
+
+        >>> m = Manifest(":memory:")
+        >>> m.record_files([("a.md", 3, 10, "h")])
+        >>> m.files()
+        {'a.md': (3, 10, 'h')}
+        """
+        rows = self._db.execute("SELECT source_id, size, mtime_ns, content_hash FROM files")
+        return {s: (n, t, h) for s, n, t, h in rows}
+
+    def record_files(self, items: Iterable[tuple[str, int, int, str]]) -> None:
+        """Remember ``(source_id, size, mtime_ns, content_hash)`` of hashed files."""
+        with self._tx():
+            self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", list(items))
 
     def _add_garbage(self, ids: Iterable[str]) -> None:
         self._db.executemany("INSERT OR IGNORE INTO garbage VALUES (?)", [(i,) for i in ids])

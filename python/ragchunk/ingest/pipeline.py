@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,11 @@ __all__ = ["CLEANUP_MODES", "IngestReport", "chunk_id", "config_hash", "ingest"]
 #: run lose their chunks).
 CLEANUP_MODES = (None, "incremental", "full")
 EMBEDDING_CACHE_NAME = "_ragchunk_embeddings.sqlite"
-_WRITE_ROWS = 1000
+# Rows per store.upsert call. Each LanceDB write has a fixed cost of some 15-20 ms (5 MB of
+# chunks: four merge_inserts of 1000 rows 120 ms, one of 3,300 rows 43 ms, pyarrow's Parquet
+# writer 20 ms), so a batch is written in one call; the cap bounds a call's memory. Chroma
+# splits a call into its server's maximum batch itself.
+_WRITE_ROWS = 16384
 # appended to the configuration hash of a source whose old chunks cleanup=None kept
 KEPT_MARK = "+kept"
 _STAGES = ("recover", "read", "parse", "chunk", "embed", "write", "delete")
@@ -98,9 +103,19 @@ def config_hash(chunker: Any, embedder_model: str | None = None) -> str:
         "config": repr(chunker),
         "ragchunk": __version__,
         "embedder": embedder_model,
-        "rows": 1,
+        "rows": 2,
     }
     return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def _id_prefix(source_id: str, config: str) -> hashlib._Hash:
+    sid = source_id.encode("utf-8", "surrogatepass")
+    cfg = config.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(b"%d:%s%d:%s" % (len(sid), sid, len(cfg), cfg))
+
+
+def _id_head(chunk_index: int, start: int | None, end: int | None, size: int) -> bytes:
+    return f"{chunk_index}:{start}:{end}:{size}:".encode()
 
 
 def chunk_id(
@@ -115,13 +130,22 @@ def chunk_id(
     """A chunk's id: a hash of its source id, the configuration hash, its index and offsets,
     its text and (``rest``) the rest of its row; so one id names one row's content.
 
+    The fields are length-prefixed (``rest`` comes last), so two different rows never hash
+    the same bytes.
+
     >>> chunk_id("a.md", "c", 0, 0, 5, "Hello") == chunk_id("a.md", "c", 0, 0, 5, "Hello")
     True
+    >>> chunk_id("a.md", "c", 0, 0, 5, "Hello") == chunk_id("a.md", "c", 0, 0, 5, "Hello!")
+    False
     >>> len(chunk_id("a.md", "c", 0, 0, 5, "Hello"))
     32
     """
-    raw = json.dumps([source_id, config, chunk_index, start, end, text, rest], ensure_ascii=False)
-    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    h = _id_prefix(source_id, config)
+    data = text.encode("utf-8", "surrogatepass")
+    h.update(_id_head(chunk_index, start, end, len(data)))
+    h.update(data)
+    h.update(rest.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:32]
 
 
 @dataclass
@@ -150,64 +174,119 @@ def _pages_boxes(meta: dict[str, Any]) -> tuple[Any, Any]:
     return pages, boxes
 
 
+# the rest of a row with no headings, pages, boxes or metadata (the common case)
+_REST_EMPTY = json.dumps([None, None, None, "{}"])
+
+
 def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:
+    """The store rows of ``items``, built column-wise from :func:`chunk_table`'s Arrow output.
+
+    Performance: building each row as Python objects (a ``json.loads`` of its metadata and
+    three ``json.dumps`` for its id) cost as much as the chunking itself (5 MB corpus, 3,300
+    chunks: 80 ms beside the core's 200 ms). Here a row whose source and chunk carry no
+    metadata (plain files) is never turned into Python objects: the id hashes the UTF-8 bytes
+    of the Arrow text buffer behind a per-source prefix, and the other columns are Arrow
+    arrays made once (nulls, a repeated ``"{}"``). Rows with metadata take the general path,
+    which decodes each distinct metadata string once per source.
+    """
     from ..io.arrow import _pyarrow, chunk_table
 
     pa = _pyarrow()
+    import numpy as np
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
     docs = pa.table(
         {
             "row": pa.array(range(len(items)), type=pa.int64()),
             "text": pa.array([it.text for it in items], type=pa.large_string()),
         }
     )
-    table = chunk_table(docs, chunker, id_columns=["row"], workers=workers)
-    rows = table["row"].to_pylist()
-    cols: dict[str, list[Any]] = {
-        k: [] for k in ("id", "source_id", "heading_path", "pages", "boxes", "metadata")
-    }
-    for row, index, text, start, end, meta_json in zip(
-        rows,
-        table["chunk_index"].to_pylist(),
-        table["text"].to_pylist(),
-        table["start"].to_pylist(),
-        table["end"].to_pylist(),
-        table["metadata"].to_pylist(),
-        strict=True,
-    ):
-        item = items[row]
-        meta = dict(item.metadata)
-        if meta_json != "{}":
-            meta.update(json.loads(meta_json))
-        headings = meta.pop("headers", None)
-        if headings is None:
-            headings = meta.pop("heading_path", None)
-        pages, boxes = _pages_boxes(meta)
-        meta_text = json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str)
-        rest = json.dumps([headings, pages, boxes, meta_text], ensure_ascii=False)
-        cols["id"].append(chunk_id(item.source_id, config, index, start, end, text, rest))
-        cols["source_id"].append(item.source_id)
-        cols["heading_path"].append(headings)
-        cols["pages"].append(pages)
-        cols["boxes"].append(boxes)
-        cols["metadata"].append(meta_text)
+    table = chunk_table(docs, chunker, id_columns=["row"], workers=workers).combine_chunks()
+    n = table.num_rows
     schema = row_schema()
+    rows = table["row"].chunk(0) if n else pa.array([], type=pa.int64())
+    texts = table["text"].chunk(0) if n else pa.array([], type=pa.large_string())
+    meta_col = table["metadata"]
+    plain = not any(it.metadata for it in items) and (
+        n == 0 or bool(pc.all(pc.equal(meta_col, "{}")).as_py())
+    )
+    # Python ints: indexing numpy arrays element by element costs more than the hashing
+    row_ids = rows.to_numpy(zero_copy_only=False).tolist()
+    index = table["chunk_index"].to_numpy().tolist()
+    starts = table["start"].to_pylist()
+    ends = table["end"].to_pylist()
+    _, offs_buf, data_buf = texts.buffers()
+    offsets = np.frombuffer(offs_buf, dtype=np.int64)[texts.offset : texts.offset + n + 1].tolist()
+    data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
+    prefixes = [_id_prefix(it.source_id, config) for it in items]
+    ids: list[str] = []
+    if plain:
+        rest = _REST_EMPTY.encode()
+        for row, k, start, end, lo, hi in zip(
+            row_ids, index, starts, ends, offsets, offsets[1:], strict=False
+        ):
+            h = prefixes[row].copy()
+            h.update(b"%d:%s:%s:%d:" % (k, str(start).encode(), str(end).encode(), hi - lo))
+            h.update(data[lo:hi])
+            h.update(rest)
+            ids.append(h.hexdigest()[:32])
+        nulls = {name: pa.nulls(n, schema.field(name).type) for name in _LISTS}
+        metadata = pa.array(["{}"] * n, type=pa.string())
+    else:
+        lists: dict[str, list[Any]] = {name: [] for name in _LISTS}
+        metas: list[str] = []
+        decoded: dict[tuple[int, str], tuple[Any, Any, Any, str, bytes]] = {}
+        for i, meta_json in enumerate(meta_col.to_pylist()):
+            row = row_ids[i]
+            key = (row, meta_json)
+            parts = decoded.get(key)
+            if parts is None:
+                meta = dict(items[row].metadata)
+                if meta_json != "{}":
+                    meta.update(json.loads(meta_json))
+                headings = meta.pop("headers", None)
+                if headings is None:
+                    headings = meta.pop("heading_path", None)
+                pages, boxes = _pages_boxes(meta)
+                meta_text = json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str)
+                rest_text = json.dumps([headings, pages, boxes, meta_text], ensure_ascii=False)
+                parts = decoded[key] = (
+                    headings,
+                    pages,
+                    boxes,
+                    meta_text,
+                    rest_text.encode("utf-8", "surrogatepass"),
+                )
+            lo, hi = offsets[i], offsets[i + 1]
+            h = prefixes[row].copy()
+            h.update(_id_head(index[i], starts[i], ends[i], hi - lo))
+            h.update(data[lo:hi])
+            h.update(parts[4])
+            ids.append(h.hexdigest()[:32])
+            for name, value in zip(_LISTS, parts[:3], strict=True):
+                lists[name].append(value)
+            metas.append(parts[3])
+        nulls = {name: pa.array(lists[name], type=schema.field(name).type) for name in _LISTS}
+        metadata = pa.array(metas, type=pa.string())
+    source_ids = pa.array([it.source_id for it in items], type=pa.string()).take(rows)
     arrays = {
-        "id": pa.array(cols["id"], type=pa.string()),
-        "source_id": pa.array(cols["source_id"], type=pa.string()),
+        "id": pa.array(ids, type=pa.string()),
+        "source_id": source_ids,
         "chunk_index": table["chunk_index"],
-        "text": table["text"].cast(pa.string()),
+        "text": texts.cast(pa.string()),
         "start": table["start"],
         "end": table["end"],
         "token_count": table["token_count"],
-        "heading_path": pa.array(cols["heading_path"], type=schema.field("heading_path").type),
-        "pages": pa.array(cols["pages"], type=schema.field("pages").type),
-        "boxes": pa.array(cols["boxes"], type=schema.field("boxes").type),
-        "config_hash": pa.array([config] * table.num_rows, type=pa.string()),
-        "metadata": pa.array(cols["metadata"], type=pa.string()),
+        **nulls,
+        "config_hash": pa.array([config] * n, type=pa.string()),
+        "metadata": metadata,
     }
-    columns = [arrays[n] for n in schema.names]
+    columns = [arrays[name] for name in schema.names]
     columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+_LISTS = ("heading_path", "pages", "boxes")
 
 
 def _with_vectors(rows: Any, vectors: Any) -> Any:
@@ -258,6 +337,7 @@ class _Run:
         self.workers = workers
         self.report = report
         self.points = Points.from_environ()
+        self.manifest_path = ":memory:"
         self.config = config_hash(chunker, None if embedder is None else embedder.model)
 
     def timed(self, stage: str, start: float) -> None:
@@ -332,9 +412,13 @@ class _Run:
 
     def write(self, items: list[_Item]) -> None:
         """Chunk, embed and write a batch of new or changed sources (the write protocol)."""
+        self.store_rows(self.chunk(items))
+
+    def store_rows(self, done: list[tuple[_Item, Any]]) -> None:
+        """Write chunked sources, ``(item, rows)``, by the write protocol: pending, upsert,
+        commit, delete the garbage."""
         from ..io.arrow import _pyarrow
 
-        done = self.chunk(items)
         if not done:
             return
         pa = _pyarrow()
@@ -395,6 +479,7 @@ def ingest(
     embedding_cache: Any = "auto",
     batch_size: int = 256,
     base: str | os.PathLike[str] | None = None,
+    rehash: bool = False,
 ) -> IngestReport:
     """Chunk (and embed) ``sources`` into ``store``, rewriting only what changed.
 
@@ -417,6 +502,10 @@ def ingest(
         batch_size: sources chunked, embedded and committed together.
         base: a file's source id is its path relative to ``base`` (default: the path as
             walked, ``docs/a.md`` for ``docs/``), so a folder can move and keep its ids.
+        rehash: read and hash every file. By default a file whose size and modification
+            time (nanoseconds) are those recorded when an earlier run hashed it reuses that
+            hash without being read, as ``rsync`` and ``git`` do; files modified within two
+            seconds of being hashed are always hashed again.
 
     Returns:
         An :class:`IngestReport`.
@@ -434,6 +523,26 @@ def ingest(
     >>> ingest(docs, where, ragchunk.RecursiveSplitter(3)).unchanged
     2
     """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    with _session(store, chunker, embedder, cleanup, workers, manifest, embedding_cache) as run:
+        base_dir = None if base is None else os.fspath(base)
+        _walk(run, sources, include, readers, batch_size, bool(progress), base_dir, rehash)
+    return run.report
+
+
+@contextlib.contextmanager
+def _session(
+    store: str | Store,
+    chunker: Any,
+    embedder: Any,
+    cleanup: str | None,
+    workers: int | None,
+    manifest: str | os.PathLike[str] | None,
+    embedding_cache: Any,
+) -> Iterator[_Run]:
+    """A run with its store open, its lock held and a killed run's leftovers recovered;
+    the store's ``finish`` is called when the body succeeds."""
     from ..core.chunk import Splitter, check_workers
     from ..ragflow.pipeline import SplitterComponent
 
@@ -445,39 +554,58 @@ def ingest(
     if cleanup not in CLEANUP_MODES:
         raise ValueError(f"cleanup must be None, 'incremental' or 'full', got {cleanup!r}")
     check_workers(workers)
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     st = open_store(store)
-    path = os.fspath(manifest) if manifest is not None else st.default_manifest()
-    if path is None:
-        raise ValueError(f"manifest: {st.url} keeps no manifest of its own; pass manifest=PATH")
-    lock = StoreLock(path + ".lock")
-    lock.acquire()
-    report = IngestReport()
     try:
-        man = Manifest(path)
+        path = os.fspath(manifest) if manifest is not None else st.default_manifest()
+        if path is None:
+            raise ValueError(f"manifest: {st.url} keeps no manifest of its own; pass manifest=PATH")
+        lock = StoreLock(path + ".lock")
+        lock.acquire()
         try:
-            run = _Run(
-                st,
-                man,
-                chunker,
-                _embedder(embedder, embedding_cache, path),
-                cleanup,
-                workers,
-                report,
-            )
-            run.recover()
-            base_dir = None if base is None else os.fspath(base)
-            _walk(run, sources, include, readers, batch_size, bool(progress), base_dir)
-            finish = getattr(st, "finish", None)
-            if callable(finish):
-                finish()
+            man = Manifest(path)
+            try:
+                managed = _embedder(embedder, embedding_cache, path)
+                run = _Run(st, man, chunker, managed, cleanup, workers, IngestReport())
+                run.manifest_path = path
+                run.recover()
+                yield run
+                finish = getattr(st, "finish", None)
+                if callable(finish):
+                    finish()
+            finally:
+                man.close()
         finally:
-            man.close()
+            lock.release()
     finally:
-        lock.release()
         st.close()
-    return report
+
+
+def parse_file(
+    path: str, data: bytes, readers: Mapping[str, Reader] | None
+) -> tuple[str, dict[str, Any]] | str:
+    """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
+    when the reader fails.
+
+    >>> parse_file("a.md", b"Hi", None)
+    ('Hi', {})
+    >>> parse_file("a.md", b"\\xff", None)[:30]
+    "a.md: UnicodeDecodeError: 'utf"
+    """
+    try:
+        parsed = reader_for(path, readers)(path, data)
+    except Exception as exc:  # any reader's error: the file is reported, not written
+        return f"{path}: {type(exc).__name__}: {exc}"
+    if isinstance(parsed, Document):
+        return parsed.text, dict(parsed.metadata)
+    if isinstance(parsed, str):
+        return parsed, {}
+    return f"{path}: the reader returned {type(parsed).__name__}"
+
+
+# A file modified less than this before the run started is hashed again on the next run
+# even when its size and modification time are unchanged: a write within the file system's
+# timestamp granularity could otherwise hide behind an equal mtime (git's "racy" files).
+_RACY_NS = 2_000_000_000
 
 
 def _walk(
@@ -488,9 +616,10 @@ def _walk(
     batch_size: int,
     progress: bool,
     base: str | None,
+    rehash: bool,
 ) -> None:
     report = run.report
-    inputs: list[SourceFile | Document] = []
+    inputs: list[tuple[str, SourceFile | Document]] = []
     seen: set[str] = set()
     for item in iter_inputs(sources, include):
         if isinstance(item, str):
@@ -498,31 +627,40 @@ def _walk(
             continue
         if base is not None and isinstance(item, SourceFile):
             item.base = base
-        if item.source_id not in seen:
-            seen.add(item.source_id)
-            inputs.append(item)
+        sid = item.source_id  # a path computation: once per file
+        if sid not in seen:
+            seen.add(sid)
+            inputs.append((sid, item))
     known = run.manifest.sources()
+    started_ns = time.time_ns()
+    cached = {} if rehash else run.manifest.files()
+    hashed: list[tuple[str, int, int, str]] = []
     bar = Progress(
         sys.stderr,
-        sum(it.size if isinstance(it, SourceFile) else len(it.text) for it in inputs),
+        sum(it.size if isinstance(it, SourceFile) else len(it.text) for _, it in inputs),
         len(inputs),
         enabled=progress,
     )
     batch: list[_Item] = []
-    for item in inputs:
+    for sid, item in inputs:
         t = time.perf_counter()
-        sid = item.source_id
-        data = b""
+        data: bytes | None = b""
         if isinstance(item, SourceFile):
             try:
-                with open(item.path, "rb") as fh:
-                    data = fh.read()
+                stat = os.stat(item.path)
+                entry = cached.get(sid)
+                if entry is not None and entry[:2] == (stat.st_size, stat.st_mtime_ns):
+                    digest, size, data = entry[2], stat.st_size, None
+                else:
+                    with open(item.path, "rb") as fh:
+                        data = fh.read()
+                    digest, size = hashlib.sha256(data).hexdigest(), len(data)
+                    if stat.st_size == size and stat.st_mtime_ns < started_ns - _RACY_NS:
+                        hashed.append((sid, size, stat.st_mtime_ns, digest))
             except OSError as exc:
                 run.fail(sid, f"{item.path}: {exc}")
                 bar.update(item.size, 1, errors=1)
                 continue
-            digest = hashlib.sha256(data).hexdigest()
-            size = len(data)
         else:
             digest, size = item.content_hash, len(item.text)
         run.points.hit("read")
@@ -536,19 +674,21 @@ def _walk(
             continue
         t = time.perf_counter()
         if isinstance(item, SourceFile):
-            try:
-                parsed = reader_for(item.path, readers)(item.path, data)
-            except Exception as exc:  # any reader's error: the file is reported, not written
-                run.fail(sid, f"{item.path}: {type(exc).__name__}: {exc}")
+            if data is None:  # the hash came from the cache, and the source changed
+                try:
+                    with open(item.path, "rb") as fh:
+                        data = fh.read()
+                except OSError as exc:
+                    run.fail(sid, f"{item.path}: {exc}")
+                    bar.update(size, 1, errors=1)
+                    continue
+                digest = hashlib.sha256(data).hexdigest()  # what is parsed is what is recorded
+            parsed = parse_file(item.path, data, readers)
+            if isinstance(parsed, str):
+                run.fail(sid, parsed)
                 bar.update(size, 1, errors=1)
                 continue
-            if isinstance(parsed, Document):
-                text, meta = parsed.text, dict(parsed.metadata)
-            elif isinstance(parsed, str):
-                text, meta = parsed, {}
-            else:
-                run.fail(sid, f"{item.path}: the reader returned {type(parsed).__name__}")
-                continue
+            text, meta = parsed
         else:
             text, meta = item.text, dict(item.metadata)
         run.points.hit("parse")
@@ -560,6 +700,8 @@ def _walk(
             batch = []
     if batch:
         run.write(batch)
+    if hashed:
+        run.manifest.record_files(hashed)
     if run.cleanup == "full":
         failed = {s for s, _ in report.failures}
         run.remove(sorted(s for s in known if s not in seen and s not in failed))

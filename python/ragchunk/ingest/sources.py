@@ -95,7 +95,11 @@ class SourceFile:
         """
         path = os.path.normpath(self.path)
         if self.base is not None:
-            path = os.path.relpath(os.path.abspath(path), os.path.abspath(self.base))
+            full, base = os.path.abspath(path), os.path.abspath(self.base)
+            if full.startswith(base + os.sep):  # the common case, without relpath's walk
+                path = full[len(base) + 1 :]
+            else:
+                path = os.path.relpath(full, base)
         return path.replace(os.sep, "/")
 
 

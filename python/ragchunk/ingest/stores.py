@@ -220,8 +220,10 @@ class LanceDBStore:
 
     def finish(self) -> None:
         """Build the full-text index when ``fts`` is set."""
+        if not self.fts:
+            return
         tbl = self._open()
-        if self.fts and tbl is not None and tbl.count_rows():
+        if tbl is not None and tbl.count_rows():
             tbl.create_fts_index("text", replace=True)
 
     def close(self) -> None:
