@@ -132,7 +132,8 @@ def pages_data(
     for si, sec in enumerate(doc.sections):
         for bi, b in enumerate(sec.boxes):
             r = ranges.get(si)
-            s, e = r[bi] if r is not None else (None, None)
+            held = r[bi] if r is not None else None
+            s, e = held if held is not None else (None, None)
             where.setdefault((si, b.page, b.bbox), len(boxes))
             boxes.append([b.page, b.x0, b.top, b.x1, b.bottom, si, sec.kind, s, e])
     per_column = []
@@ -150,6 +151,8 @@ def pages_data(
         per_column.append(pairs)
     pages = []
     for n, p in enumerate(doc.pages):
-        image = _png(doc, p.number, page_width / p.width) if n < max_pages else None
+        # PDFium rounds the bitmap size up: half a pixel less keeps it at page_width.
+        scale = (page_width - 0.5) / p.width
+        image = _png(doc, p.number, scale) if n < max_pages else None
         pages.append([p.number, p.width, p.height, image])
     return {"pages": pages, "boxes": boxes, "columns": per_column, "max_pages": max_pages}

@@ -197,19 +197,18 @@ class View:
     ) -> None:
         self.max_pages, self.page_width = check_pages(max_pages, page_width)
         self.document = source if isinstance(source, Document) else None
-        if self.document is not None:
-            source = self.document.text
-        self.columns = build_columns(source, chunkers)
+        text = source.text if isinstance(source, Document) else source
+        self.columns = build_columns(text, chunkers)
         if self.document is not None:
             locate_columns(self.document, self.columns)
-        self.source = source
+        self.source = text
         if title is not None and not isinstance(title, str):
             raise TypeError(f"title must be a str or None, got {type(title).__name__}")
         self.title = title or "ragchunk: " + " vs ".join(c.name for c in self.columns)
         self.overlay = (
             None
             if questions is None
-            else build_overlay(source, self.columns, questions, k, retriever)
+            else build_overlay(text, self.columns, questions, k, retriever)
         )
 
     def html(self) -> str:

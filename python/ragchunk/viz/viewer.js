@@ -311,14 +311,23 @@
     dl.appendChild(el("dd", "", value));
   }
 
-  function metaValue(v) {
+  function metaValue(v, key) {
+    if (key === "bboxes" && Array.isArray(v)) {
+      return v.map(function (b) {
+        var r = (b.bbox || []).map(function (x) { return Math.round(x); });
+        return "page " + b.page + " (" + r[0] + ", " + r[1] + ")\u2013(" + r[2] + ", " + r[3] + ")";
+      }).join("; ") || "none";
+    }
     if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
       return v.join(" \u203a ");
     }
     return typeof v === "string" ? v : JSON.stringify(v);
   }
 
-  var LABELS = { headers: "heading path", pages: "pages", cut: "semantic cut" };
+  var LABELS = {
+    headers: "heading path", pages: "pages", cut: "semantic cut", bboxes: "boxes (points)",
+    headings: "heading path", sections: "sections",
+  };
 
   function showDetails(st, node) {
     var box = document.getElementById("details");
@@ -339,7 +348,7 @@
     if (col.budget !== null) size += " (budget " + col.budget + (st.over[k] ? ", OVER)" : ")");
     row(dl, "size", size);
     var meta = col.meta[k] || {};
-    Object.keys(meta).forEach(function (key) { row(dl, LABELS[key] || key, metaValue(meta[key])); });
+    Object.keys(meta).forEach(function (key) { row(dl, LABELS[key] || key, metaValue(meta[key], key)); });
     var it = st.items[st.itemOf[k]];
     var shared = [];
     for (var j = 0; j < st.ch.length; j++) {
