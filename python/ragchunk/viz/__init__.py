@@ -5,7 +5,9 @@
 side scrolling together, each with its chunk count, a size histogram and the chunks over its
 size budget flagged; a semantic chunker's distance curve, threshold and cuts, linked to the
 text; and, given evaluation questions, their reference spans and each chunker's top-k
-retrieved chunks. :class:`View` is the same page as an object that shows itself in a notebook.
+retrieved chunks; and, given a parsed :class:`ragchunk.documents.Document`, its pages (PDF)
+with the section and chunk boxes drawn over them, linked to the text. :class:`View` is the
+same page as an object that shows itself in a notebook.
 :func:`print_chunks` prints the chunks in the terminal. ``ragchunk view FILE`` runs either
 from the command line.
 

@@ -1,5 +1,8 @@
 """The ``view`` subcommand: ``ragchunk view FILE [--chunker NAME -o k=v]... [--out view.html]
-[--open] [--terminal] [--dataset D]``.
+[--open] [--terminal] [--dataset D] [--max-pages N]``.
+
+A text file is shown as it is; a PDF, DOCX or XLSX is parsed by :mod:`ragchunk.documents`
+and its text shown, with the pages of a PDF beside it.
 
 Each ``--chunker`` starts a column; the ``-o`` options after it are its own (those before the
 first ``--chunker`` are the first column's; without ``--chunker``, the one column is
@@ -22,6 +25,8 @@ import sys
 import webbrowser
 from pathlib import Path
 from typing import Any
+
+from ._pages import MAX_PAGES
 
 __all__ = ["add_arguments", "run"]
 
@@ -57,7 +62,9 @@ class _Option(argparse.Action):
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the subcommand's options to ``parser``."""
-    parser.add_argument("file", help="the document (UTF-8 text)")
+    parser.add_argument(
+        "file", help="the document: UTF-8 text, or a PDF, DOCX or XLSX parsed into sections"
+    )
     parser.set_defaults(chunkers=None)
     parser.add_argument(
         "--chunker",
@@ -84,6 +91,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset", help="evaluation questions: a .jsonl dataset or a Chroma-layout directory"
     )
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (5)")
+    parser.add_argument(
+        "--max-pages",
+        type=int,
+        default=MAX_PAGES,
+        help=f"pages of a PDF embedded as images ({MAX_PAGES}); the rest show their boxes only",
+    )
 
 
 def _semantic(name: str, options: dict[str, Any], chunk_size: int) -> Any:
@@ -128,10 +141,26 @@ def _questions(args: argparse.Namespace, text: str) -> Any:
     return dataset
 
 
+#: Formats shown as the file's own text; any other is parsed by :mod:`ragchunk.documents`.
+TEXT_FORMATS = frozenset(("text", "markdown", "code", "json", "jsonl", "html", "csv"))
+
+
+def _source(path: str) -> tuple[str, Any]:
+    """The file's text, and the parsed document when it is not a text format (PDF, DOCX,
+    XLSX...), else None."""
+    from ..documents import detect_format, parse
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if detect_format(data, path) in TEXT_FORMATS:
+        return data.decode("utf-8"), None
+    doc = parse(data, filename=path)
+    return doc.text, doc
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit status."""
-    with open(args.file, encoding="utf-8") as fh:
-        text = fh.read()
+    text, doc = _source(args.file)
     chunkers = _chunkers(args)
     if args.terminal:
         from .terminal import print_chunks
@@ -140,7 +169,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from .html import View
 
-    view = View(text, chunkers, title=args.title, questions=_questions(args, text), k=args.k)
+    view = View(
+        text if doc is None else doc,
+        chunkers,
+        title=args.title,
+        questions=_questions(args, text),
+        k=args.k,
+        max_pages=args.max_pages,
+    )
     view.save(args.out)
     counts = ", ".join(f"{c.name}: {len(c.chunks)}" for c in view.columns)
     print(f"ragchunk: wrote {args.out} ({counts} chunks)", file=sys.stderr)

@@ -17,7 +17,9 @@ import os
 import re
 from typing import Any
 
+from ..documents._model import Document
 from ._model import Column, Overlay, Utf16, build_columns, build_overlay
+from ._pages import MAX_PAGES, PAGE_WIDTH, check_pages, locate_columns, pages_data
 
 __all__ = ["PALETTE", "View", "render"]
 
@@ -170,6 +172,8 @@ def _overlay_data(overlay: Overlay | None, to16: Utf16) -> Any:
 class View:
     """The inspector of ``source`` cut by ``chunkers`` (see :func:`render`); shows itself in
     a notebook (``_repr_html_``, the page in a sandboxed frame) and saves itself to a file.
+    Given a parsed :class:`~ragchunk.documents.Document`, :attr:`document` is it and
+    :attr:`source` its text.
 
     >>> from ragchunk import RecursiveSplitter
     >>> v = View("One. Two.", RecursiveSplitter(chunk_size=5, length="chars"))
@@ -181,23 +185,30 @@ class View:
 
     def __init__(
         self,
-        source: str,
+        source: str | Document,
         chunkers: object,
         *,
         title: str | None = None,
         questions: object = None,
         k: int = 5,
         retriever: Any = None,
+        max_pages: int = MAX_PAGES,
+        page_width: int = PAGE_WIDTH,
     ) -> None:
-        self.columns = build_columns(source, chunkers)
-        self.source = source
+        self.max_pages, self.page_width = check_pages(max_pages, page_width)
+        self.document = source if isinstance(source, Document) else None
+        text = source.text if isinstance(source, Document) else source
+        self.columns = build_columns(text, chunkers)
+        if self.document is not None:
+            locate_columns(self.document, self.columns)
+        self.source = text
         if title is not None and not isinstance(title, str):
             raise TypeError(f"title must be a str or None, got {type(title).__name__}")
         self.title = title or "ragchunk: " + " vs ".join(c.name for c in self.columns)
         self.overlay = (
             None
             if questions is None
-            else build_overlay(source, self.columns, questions, k, retriever)
+            else build_overlay(text, self.columns, questions, k, retriever)
         )
 
     def html(self) -> str:
@@ -230,7 +241,24 @@ class View:
             "palette": list(PALETTE),
             "columns": data_cols,
             "overlay": _overlay_data(self.overlay, to16),
+            "pages": None,
         }
+        main = f'<main class="cols">{"".join(heads)}</main>'
+        if self.document is not None:
+            data["pages"] = pages_data(
+                self.document,
+                self.columns,
+                to16,
+                max_pages=self.max_pages,
+                page_width=self.page_width,
+            )
+        if data["pages"] is not None:
+            main = (
+                '<div class="work"><aside id="pages" aria-label="pages">'
+                '<header class="pageshead"><span class="pagecount"></span>'
+                '<label class="boxcol">boxes of <select id="boxcol"></select></label>'
+                f'</header><div class="sheets" tabindex="0"></div></aside>{main}</div>'
+            )
         picker = ""
         if self.overlay is not None:
             picker = (
@@ -247,7 +275,7 @@ class View:
             f'</head><body data-columns="{len(self.columns)}">'
             f'<header class="top"><h1>{html.escape(self.title)}</h1>{picker}'
             '<span class="hint">hover or click a chunk for its details</span></header>'
-            f'<main class="cols">{"".join(heads)}</main>'
+            f"{main}"
             '<aside id="details" aria-live="polite"><p class="empty">No chunk selected.</p>'
             "</aside>"
             "<noscript>The chunks are drawn by the page's script: enable JavaScript.</noscript>"
@@ -269,18 +297,24 @@ class View:
 
 
 def render(
-    source: str,
+    source: str | Document,
     chunkers: object,
     *,
     title: str | None = None,
     questions: object = None,
     k: int = 5,
     retriever: Any = None,
+    max_pages: int = MAX_PAGES,
+    page_width: int = PAGE_WIDTH,
 ) -> str:
     """A complete, self-contained HTML page showing how ``chunkers`` cut ``source``.
 
     Args:
-        source: the document.
+        source: the document: its text, or a :class:`ragchunk.documents.Document` (from
+            :func:`ragchunk.documents.parse`), whose :attr:`~ragchunk.documents.Document.text`
+            the chunkers cut; each chunk then carries its pages and boxes, and a document with
+            pages (PDF) gets a pages panel: every page with its section and chunk boxes drawn
+            over it, linked to the text.
         chunkers: a chunker (anything with ``split(text)``; semantic chunkers' ``analyze``
             adds the distance curve), a list of ``Chunk``, a list of up to four of either
             (shown side by side), or a mapping of column name to either.
@@ -291,14 +325,27 @@ def render(
             chunker's top ``k`` retrieved chunks.
         k: how many chunks are retrieved per question.
         retriever: what retrieves them (default :class:`~ragchunk.eval.BM25`).
+        max_pages: how many pages of a paged document are embedded as images (the first
+            ones); the later pages are blank sheets that still show their boxes.
+        page_width: the width, in pixels, each page image is rendered at.
 
     Raises:
         TypeError: a chunker, chunk list or question of the wrong type (named).
-        ValueError: no chunker or more than four, a chunk or reference outside ``source``.
+        ValueError: no chunker or more than four, a chunk or reference outside ``source``,
+            ``max_pages`` below 0 or ``page_width`` outside 16 to 4000.
 
     >>> from ragchunk import RecursiveSplitter
     >>> page = render("<script>alert(1)</script> text", RecursiveSplitter(chunk_size=4))
     >>> "<script>alert" in page, "\\\\u003cscript\\\\u003ealert" in page
     (False, True)
     """
-    return View(source, chunkers, title=title, questions=questions, k=k, retriever=retriever).html()
+    return View(
+        source,
+        chunkers,
+        title=title,
+        questions=questions,
+        k=k,
+        retriever=retriever,
+        max_pages=max_pages,
+        page_width=page_width,
+    ).html()

@@ -311,14 +311,23 @@
     dl.appendChild(el("dd", "", value));
   }
 
-  function metaValue(v) {
+  function metaValue(v, key) {
+    if (key === "bboxes" && Array.isArray(v)) {
+      return v.map(function (b) {
+        var r = (b.bbox || []).map(function (x) { return Math.round(x); });
+        return "page " + b.page + " (" + r[0] + ", " + r[1] + ")\u2013(" + r[2] + ", " + r[3] + ")";
+      }).join("; ") || "none";
+    }
     if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
       return v.join(" \u203a ");
     }
     return typeof v === "string" ? v : JSON.stringify(v);
   }
 
-  var LABELS = { headers: "heading path", pages: "pages", cut: "semantic cut" };
+  var LABELS = {
+    headers: "heading path", pages: "pages", cut: "semantic cut", bboxes: "boxes (points)",
+    headings: "heading path", sections: "sections",
+  };
 
   function showDetails(st, node) {
     var box = document.getElementById("details");
@@ -339,7 +348,7 @@
     if (col.budget !== null) size += " (budget " + col.budget + (st.over[k] ? ", OVER)" : ")");
     row(dl, "size", size);
     var meta = col.meta[k] || {};
-    Object.keys(meta).forEach(function (key) { row(dl, LABELS[key] || key, metaValue(meta[key])); });
+    Object.keys(meta).forEach(function (key) { row(dl, LABELS[key] || key, metaValue(meta[key], key)); });
     var it = st.items[st.itemOf[k]];
     var shared = [];
     for (var j = 0; j < st.ch.length; j++) {
@@ -359,6 +368,24 @@
     document.querySelectorAll(".selected").forEach(function (n) { n.classList.remove("selected"); });
     if (pin) node.classList.add("selected");
     showDetails(st, node);
+    if (pin) showBoxes(st.ci, node.classList.contains("chunk") ? Number(node.dataset.k) : -1);
+  }
+
+  // Pin chunk k of column ci: its element scrolled into view, the other columns brought there.
+  function selectChunk(ci, k) {
+    var st = cols[ci];
+    var i = st.itemOf[k];
+    renderBlock(st, blockOf(st, i));
+    var node = st.els[i];
+    var top = elementTop(st, node);
+    st.ignore = Math.round(top);
+    st.doc.scrollTop = top;
+    st.ignore = st.doc.scrollTop;
+    cols.forEach(function (other) { if (other !== st) scrollToOffset(other, st.items[i].vs); });
+    pinned = node;
+    select(st, node, true);
+    flash(node);
+    return node;
   }
 
   function target(ev) {
@@ -440,6 +467,195 @@
     });
   }
 
+  // -- the pages of a parsed document -----------------------------------------------------
+  //
+  // One sheet per page, sized to the page; its image (a data: URI) and its boxes are added
+  // when the sheet comes near the panel's viewport. Boxes are in PDF points from the page's
+  // top-left corner, placed as percentages of the sheet. Section boxes are outlined; the
+  // boxes of one column's chunks (picked in the panel's header) are filled in the chunk's
+  // colour on top of them.
+
+  var PAGES = DATA.pages;
+  var pg = null;
+
+  function place(node, b, p) {
+    node.style.left = (100 * b[1] / p[1]) + "%";
+    node.style.top = (100 * b[2] / p[2]) + "%";
+    node.style.width = (100 * (b[3] - b[1]) / p[1]) + "%";
+    node.style.height = (100 * (b[4] - b[2]) / p[2]) + "%";
+  }
+
+  function boxLabel(b) {
+    var text = b[7] === null ? "(not in the text: " + b[6] + ")" : TEXT.slice(b[7], b[8]);
+    if (text.length > 200) text = text.slice(0, 200) + "\u2026";
+    return b[6] + " on page " + b[0] + ": " + text;
+  }
+
+  // The part of a section box that chunk c holds, when several chunks share the box: its
+  // band of the box's height, in proportion to the box's text (lines are not known here).
+  function slice(b, c, sharers) {
+    if (sharers < 2 || b[7] === null || b[8] <= b[7]) return b;
+    var len = b[8] - b[7];
+    var f0 = Math.max(0, (c[0] - b[7]) / len), f1 = Math.min(1, (c[1] - b[7]) / len);
+    if (f1 - f0 < 0.1) f1 = Math.min(1, f0 + 0.1);
+    if (f1 - f0 < 0.1) f0 = f1 - 0.1;
+    var h = b[4] - b[2];
+    return [b[0], b[1], b[2] + f0 * h, b[3], b[2] + f1 * h];
+  }
+
+  function drawChunkBoxes(i) {
+    var sheet = pg.sheets[i];
+    sheet.querySelectorAll(".cbox").forEach(function (n) { sheet.removeChild(n); });
+    var st = cols[pg.col], ofBox = pg.boxChunks[pg.col];
+    pg.onPage[i].forEach(function (b) {
+      var box = PAGES.boxes[b];
+      (ofBox[b] || []).forEach(function (k) {
+        var n = el("div", "cbox");
+        n.dataset.k = k;
+        n.dataset.b = b;
+        n.style.backgroundColor = PAL[st.colour[k]];
+        n.title = "chunk " + k + ": " + boxLabel(box);
+        if (k === pg.selected) n.classList.add("selected");
+        place(n, slice(box, st.ch[k], ofBox[b].length), PAGES.pages[i]);
+        sheet.appendChild(n);
+      });
+    });
+  }
+
+  function drawSheet(i) {
+    if (pg.drawn[i]) return;
+    pg.drawn[i] = true;
+    var sheet = pg.sheets[i], p = PAGES.pages[i];
+    if (pg.observer) pg.observer.unobserve(sheet);
+    if (p[3]) {
+      var img = el("img", "pageimg");
+      img.alt = "page " + p[0];
+      img.draggable = false;
+      img.src = p[3];
+      sheet.appendChild(img);
+    } else {
+      sheet.classList.add("blank");
+      sheet.appendChild(el("div", "unrendered",
+        "page " + p[0] + " is not rendered (only the first " + PAGES.max_pages + " are)"));
+    }
+    pg.onPage[i].forEach(function (b) {
+      var box = PAGES.boxes[b];
+      var n = el("div", "sbox kind-" + box[6]);
+      n.dataset.b = b;
+      n.dataset.section = box[5];
+      n.title = boxLabel(box);
+      place(n, box, p);
+      sheet.appendChild(n);
+    });
+    drawChunkBoxes(i);
+  }
+
+  function setBoxColumn(ci) {
+    pg.col = ci;
+    pg.select.value = String(ci);
+    pg.drawn.forEach(function (done, i) { if (done) drawChunkBoxes(i); });
+  }
+
+  // Highlight the boxes of chunk k of column ci (k < 0: none) and bring the first into view.
+  function showBoxes(ci, k) {
+    if (!pg) return;
+    pg.selected = k;
+    if (ci !== pg.col) setBoxColumn(ci);
+    var boxes = k >= 0 ? pg.chunkBoxes[ci][k] || [] : [];
+    boxes.forEach(function (b) { drawSheet(pg.pageIndex[PAGES.boxes[b][0]]); });
+    pg.panel.querySelectorAll(".cbox").forEach(function (n) {
+      n.classList.toggle("selected", Number(n.dataset.k) === k);
+    });
+    if (!boxes.length) return;
+    var first = pg.panel.querySelector('.cbox[data-k="' + k + '"]');
+    var view = pg.view.getBoundingClientRect(), r = first.getBoundingClientRect();
+    if (r.top < view.top || r.bottom > view.bottom) {
+      pg.view.scrollTop += r.top - view.top - 40;
+    }
+  }
+
+  function clickBox(ev) {
+    var n = ev.target && ev.target.closest ? ev.target.closest(".cbox, .sbox") : null;
+    if (!n) return;
+    var ci = pg.col, ch = cols[ci].ch;
+    var k = -1;
+    if (n.classList.contains("cbox")) k = Number(n.dataset.k);
+    else {
+      var b = PAGES.boxes[Number(n.dataset.b)];
+      var own = pg.boxChunks[ci][Number(n.dataset.b)];
+      if (own && own.length) k = own[0];
+      else if (b[7] !== null) {
+        var best = 0;
+        ch.forEach(function (c, j) {
+          var hit = Math.min(c[1], b[8]) - Math.max(c[0], b[7]);
+          if (hit > best) { best = hit; k = j; }
+        });
+      }
+    }
+    if (k >= 0) {
+      selectChunk(ci, k);
+      return;
+    }
+    var box = document.getElementById("details");
+    box.textContent = "";
+    var sec = PAGES.boxes[Number(n.dataset.b)];
+    box.appendChild(el("h3", "", "section " + sec[5] + " (" + sec[6] + "), page " + sec[0]));
+    box.appendChild(el("p", "empty", "In no chunk of " + cols[ci].col.name + "."));
+  }
+
+  function wirePages() {
+    var panel = document.getElementById("pages");
+    if (!PAGES || !panel) return;
+    pg = {
+      panel: panel, view: panel.querySelector(".sheets"), select: document.getElementById("boxcol"),
+      col: 0, selected: -1, sheets: [], drawn: [], onPage: [], pageIndex: {},
+      boxChunks: [], chunkBoxes: [], observer: null,
+    };
+    var shown = PAGES.pages.filter(function (p) { return p[3]; }).length;
+    var count = PAGES.pages.length + (PAGES.pages.length === 1 ? " page" : " pages");
+    if (shown < PAGES.pages.length) count += ", the first " + shown + " as images";
+    panel.querySelector(".pagecount").textContent = count;
+    DATA.columns.forEach(function (c, ci) {
+      var opt = el("option", "", c.name);
+      opt.value = String(ci);
+      pg.select.appendChild(opt);
+      var ofBox = {}, ofChunk = {};
+      PAGES.columns[ci].forEach(function (pair) {
+        (ofBox[pair[1]] = ofBox[pair[1]] || []).push(pair[0]);
+        (ofChunk[pair[0]] = ofChunk[pair[0]] || []).push(pair[1]);
+      });
+      pg.boxChunks.push(ofBox);
+      pg.chunkBoxes.push(ofChunk);
+    });
+    if (DATA.columns.length < 2) pg.select.parentNode.hidden = true;
+    pg.select.addEventListener("change", function () { setBoxColumn(Number(pg.select.value)); });
+    PAGES.pages.forEach(function (p, i) {
+      pg.pageIndex[p[0]] = i;
+      pg.onPage.push([]);
+      pg.drawn.push(false);
+      var sheet = el("div", "sheet");
+      sheet.dataset.page = p[0];
+      sheet.dataset.index = i;
+      sheet.style.aspectRatio = p[1] + " / " + p[2];
+      sheet.appendChild(el("span", "pageno", String(p[0])));
+      pg.sheets.push(sheet);
+      pg.view.appendChild(sheet);
+    });
+    PAGES.boxes.forEach(function (b, j) {
+      var i = pg.pageIndex[b[0]];
+      if (i !== undefined) pg.onPage[i].push(j);
+    });
+    if ("IntersectionObserver" in window) {
+      pg.observer = new IntersectionObserver(function (entries) {
+        entries.forEach(function (en) {
+          if (en.isIntersecting) drawSheet(Number(en.target.dataset.index));
+        });
+      }, { root: pg.view, rootMargin: "1200px 0px" });
+      pg.sheets.forEach(function (s) { pg.observer.observe(s); });
+    } else pg.sheets.forEach(function (_, i) { drawSheet(i); });
+    pg.view.addEventListener("click", clickBox);
+  }
+
   // -- start -------------------------------------------------------------------------------
 
   var sections = document.querySelectorAll("section.col");
@@ -459,6 +675,7 @@
       if (pinned === n) {
         pinned = null;
         n.classList.remove("selected");
+        if (pg) showBoxes(pg.col, -1);
         return;
       }
       pinned = n;
@@ -469,11 +686,15 @@
     if (ev.key === "Escape" && pinned) {
       pinned.classList.remove("selected");
       pinned = null;
+      if (pg) showBoxes(pg.col, -1);
     }
   });
   wireQuestions();
+  wirePages();
   window.ragchunkView = {
     jump: jump,
+    selectChunk: selectChunk,
+    drawPages: function () { if (pg) pg.sheets.forEach(function (_, i) { drawSheet(i); }); },
     chooseQuestion: chooseQuestion,
     topOffset: function (ci) { return topOffset(cols[ci]); },
     renderAll: function () {
