@@ -181,3 +181,21 @@ def test_pdf_oracle_simple_path_floor() -> None:
     assert agg["text_f1"] >= 0.95 and agg["leak"] <= 0.01, agg
     assert agg["order"] >= 0.97 and agg["bbox_valid"] >= 0.97, agg
     assert agg["heading_f1"] >= 0.85 and agg["heading_levels"] >= 0.9, agg
+
+
+
+def test_pieces_of_one_row_read_left_to_right() -> None:
+    # Two pieces of one printed line whose tops differ by a fraction of a point (drawn right
+    # piece first): one row, read left to right, not ordered by the fraction.
+    page = [("F1", 11, 200, 100.0, "second half."), ("F1", 11, 72, 100.08, "The first half,")]
+    doc = parse(simple_pdf([page + [("F1", 11, 72, 140, "Next line.")]]))
+    text = doc.text
+    assert text.index("The first half,") < text.index("second half.") < text.index("Next line.")
+
+
+def test_small_glyphs_do_not_split_a_line() -> None:
+    # An apostrophe or a full stop is a small box at the top or the bottom of the line: the
+    # line goes on while a character shares height with the line so far.
+    line = "It's the window. Don't split 'this' line, please."
+    doc = parse(simple_pdf([[("F1", 11, 72, 100, line), ("F1", 11, 72, 140, "Next one.")]]))
+    assert doc.sections[0].text == line.replace("'", "\u2019")

@@ -95,6 +95,8 @@ def _page_lines(pdfium: Any, page: Any, number: int, height: float) -> list[_Lin
     tp = textpage.raw
     lines: list[_Line] = []
     cur: list[tuple[str, float, float, float, float, float, int]] = []
+    # The current line's body so far: its top, its bottom, and the last character's x0, x1.
+    band: list[Any] = [None, None, None, None]
 
     def flush() -> None:
         body = [c for c in cur if not c[0].isspace()]
@@ -117,6 +119,7 @@ def _page_lines(pdfium: Any, page: Any, number: int, height: float) -> list[_Lin
                 )
             )
         cur.clear()
+        band[:] = [None, None, None, None]
 
     try:
         for i in range(textpage.count_chars()):
@@ -130,15 +133,41 @@ def _page_lines(pdfium: Any, page: Any, number: int, height: float) -> list[_Lin
                 continue
             x0, b, x1, t = textpage.get_charbox(i)
             top, bottom = height - t, height - b
-            if cur and not ch.isspace():
-                last = next((c for c in reversed(cur) if not c[0].isspace()), None)
-                if last is not None and (x0 < last[1] - 1 or top > last[4] or x0 - last[3] > 40):
+            if not ch.isspace():
+                # A new line when the character shares no height with the line so far (not
+                # only with the last character: an apostrophe or a full stop is a small box
+                # at one end of the line's height), goes back, or jumps far.
+                if band[2] is not None and (
+                    x0 < band[2] - 1 or top > band[1] or bottom < band[0] or x0 - band[3] > 40
+                ):
                     flush()
+                if band[2] is None:
+                    band[:] = [top, bottom, x0, x1]
+                else:
+                    band[:] = [min(band[0], top), max(band[1], bottom), x0, x1]
             cur.append((_normal(ch), x0, top, x1, bottom, raw.FPDFText_GetFontSize(tp, i), i))
         flush()
     finally:
         textpage.close()
     return lines
+
+
+def _rows(lines: list[_Line]) -> list[_Line]:
+    """Lines top to bottom, and left to right within a row: lines whose heights overlap by
+    more than half the smaller one are one row (their tops may differ by a fraction of a
+    point)."""
+    out: list[_Line] = []
+    row: list[_Line] = []
+    for ln in sorted(lines, key=lambda ln: (ln.top, ln.x0)):
+        if row:
+            top = max(r.top for r in row)
+            bottom = min(r.bottom for r in row)
+            small = min(ln.bottom - ln.top, min(r.bottom - r.top for r in row))
+            if min(bottom, ln.bottom) - max(top, ln.top) <= 0.5 * small:
+                out += sorted(row, key=lambda r: r.x0)
+                row = []
+        row.append(ln)
+    return out + sorted(row, key=lambda r: r.x0)
 
 
 def _order(lines: list[_Line], width: float) -> list[_Line]:
@@ -148,7 +177,7 @@ def _order(lines: list[_Line], width: float) -> list[_Line]:
     two = sum(ln.column != "span" for ln in lines) >= 0.5 * max(1, len(lines)) and any(
         ln.column == "right" for ln in lines
     )
-    lines.sort(key=lambda ln: (ln.top, ln.x0))
+    lines[:] = _rows(lines)
     if not two:
         for ln in lines:
             ln.column = "span"
