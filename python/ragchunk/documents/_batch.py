@@ -16,7 +16,7 @@ from typing import Any
 from ._chunk import chunk_document
 from ._parse import parse
 
-__all__ = ["DOCUMENT_INCLUDE", "available", "chunk_file"]
+__all__ = ["DOCUMENT_INCLUDE", "available", "chunk_file", "chunk_files"]
 
 #: The binary document formats that are only read through :func:`~ragchunk.documents.parse`:
 #: the patterns ``ragchunk chunk --documents`` and ``ingest`` add to their folder walk.
@@ -66,3 +66,21 @@ def chunk_file(data: bytes, filename: str | None, chunker: Any) -> list[dict[str
         }
         for k, c in enumerate(chunk_document(doc, chunker))
     ]
+
+
+def chunk_files(
+    chunker: Any, parquet: bool, names: list[str], datas: list[bytes]
+) -> list[list[dict[str, Any]]] | Any:
+    """One worker's share of ``ragchunk chunk --documents``: the records of each file, or for
+    Parquet their Arrow table (a ``source`` column of ``names``, then the chunk columns).
+
+    >>> from ragchunk import CharacterSplitter
+    >>> chunk_files(CharacterSplitter(8), True, ["a.txt"], [b"Hello."])["source"].to_pylist()
+    ['a.txt']
+    """
+    records = [chunk_file(data, name, chunker) for name, data in zip(names, datas, strict=True)]
+    if not parquet:
+        return records
+    from ..io.arrow import _pyarrow, records_table
+
+    return records_table(_pyarrow().table({"source": names}), records)
