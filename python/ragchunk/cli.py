@@ -407,7 +407,7 @@ class _Processes:
 def _run_chunk(args: argparse.Namespace) -> int:
     chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
     mode = _parallelism(args, chunker)
-    part = None
+    part: Callable[..., Any] | None = None
     if args.documents:  # files parsed by ragchunk.documents, in processes: parsing is Python
         from .documents._batch import DOCUMENT_INCLUDE, available, chunk_files
 
@@ -465,7 +465,7 @@ def _run_chunk(args: argparse.Namespace) -> int:
                     parts = (
                         processes.run(chunker, parquet, names, texts, part)
                         if processes is not None
-                        else [part(chunker, parquet, names, texts)]
+                        else [part(chunker, parquet, names, texts)]  # type: ignore[misc]
                     )
                     if parquet:
                         for table in parts:

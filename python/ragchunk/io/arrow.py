@@ -335,6 +335,7 @@ def _chunk_files(
     """``chunk_table`` over files: each value parsed as a document, then chunked."""
     pa = _pyarrow()
     from ..documents._batch import chunk_file
+    from ..documents._safety import DocumentError
 
     if not isinstance(chunker, Splitter):
         raise TypeError(
@@ -382,9 +383,8 @@ def _chunk_files(
         data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
         try:
             records.append(chunk_file(data, name, chunker))
-        except ValueError as exc:  # a DocumentError names the file; the note names the row
-            exc.add_note(f"in column {text_column!r}, row {row}")
-            raise
+        except DocumentError as exc:  # it names the file; the row is named before it
+            raise DocumentError(f"column {text_column!r}, row {row}", str(exc)) from exc
         keep.append(row)
     id_table = tbl.select(ids).take(pa.array(keep, type=pa.int64()))
     return records_table(id_table, records)
