@@ -746,7 +746,37 @@ def single_file(argv: list[str]) -> int:
             tokens = "n/a"
         print(f"\n--- chunk {i} ({tokens} tokens) ---")
         print(chunk.lstrip("\n"))
+    if args.sample:
+        _print_sample_pdf(args.chunk_token_num)
     return 0
+
+
+def _print_sample_pdf(chunk_size: int) -> None:
+    """The bundled PDF parsed with ragchunk.documents and chunked: each chunk with its pages
+    and heading path (without the documents extra: how to install it)."""
+    from .documents._batch import available
+
+    name = "ragchunk/data/sample.pdf"
+    if not available():
+        print(
+            f"\n{name}: install the documents extra to parse it too: "
+            "pip install 'ragchunk[documents]'"
+        )
+        return
+    import ragchunk
+    from ragchunk.documents import chunk_document, parse
+
+    data = importlib.resources.files("ragchunk").joinpath("data/sample.pdf").read_bytes()
+    doc = parse(data, filename="sample.pdf")
+    chunks = chunk_document(doc, ragchunk.RecursiveSplitter(chunk_size))
+    print(
+        f"\nbundled sample ({name}): {len(doc.pages)} pages, {len(doc.sections)} sections "
+        f"-> {len(chunks)} chunks (RecursiveSplitter(chunk_size={chunk_size}))"
+    )
+    for i, c in enumerate(chunks, 1):
+        pages = ", ".join(map(str, c.metadata["pages"]))
+        print(f"\n--- chunk {i} (pages {pages}; {' > '.join(c.metadata['headings'])}) ---")
+        print(c.text)
 
 
 def _wants_help(args: list[str]) -> bool:
