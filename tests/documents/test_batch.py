@@ -67,8 +67,10 @@ def _rows(rows: list[dict[str, Any]]) -> list[tuple[str, int, str, list[int], li
 @pytest.mark.single_backend
 def test_cli_folder_to_jsonl_in_worker_processes(folder: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "ragchunk", "chunk", str(folder), "--documents", "-q"]
-        + ["--chunk-size", "24", "--workers", "2", "--parallel", "processes"],
+        [
+            *(sys.executable, "-m", "ragchunk", "chunk", str(folder), "--documents", "-q"),
+            *("--chunk-size", "24", "--workers", "2", "--parallel", "processes"),
+        ],
         capture_output=True,
         text=True,
         env=_env(),
