@@ -188,13 +188,9 @@ def _time_limit(seconds: int, what: str) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.mark.single_backend
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_ray_parses_binary_files_on_the_actors(folder: Path, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
-    from ragchunk.integrations.ray import chunk_dataset
-    from ragchunk.io.arrow import chunk_table
-
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     with _time_limit(90, "ray.init"):
         ray.init(
@@ -203,28 +199,64 @@ def test_ray_parses_binary_files_on_the_actors(folder: Path, tmp_path: Path) -> 
             log_to_driver=False,
             runtime_env={"env_vars": {"PYTHONPATH": PYTHONPATH}},
         )
+    ray.data.DataContext.get_current().enable_progress_bars = False
     try:
-        paths = [folder / "report.pdf", folder / "sub" / "guide.docx"]
-        files = pa.table(
-            {
-                "path": [p.name for p in paths],
-                "bytes": pa.array([p.read_bytes() for p in paths], type=pa.binary()),
-            }
-        )
-        out = tmp_path / "chunks"
-        with _time_limit(120, "the Ray pipeline"):
-            ds = ray.data.from_arrow(files)
-            chunk_dataset(
-                ds, CHUNKER, "bytes", ["path"], filename_column="path", batch_size=1
-            ).write_parquet(str(out))
+        yield ray
     finally:
         with _time_limit(90, "ray.shutdown"):
             ray.shutdown()
+
+
+@pytest.mark.single_backend
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_ray_parses_binary_files_on_the_actors(
+    ray_cluster: Any, folder: Path, tmp_path: Path
+) -> None:
+    from ragchunk.integrations.ray import chunk_dataset
+    from ragchunk.io.arrow import chunk_table
+
+    paths = [folder / "report.pdf", folder / "sub" / "guide.docx"]
+    files = pa.table(
+        {
+            "path": [p.name for p in paths],
+            "bytes": pa.array([p.read_bytes() for p in paths], type=pa.binary()),
+        }
+    )
+    out = tmp_path / "chunks"
+    with _time_limit(120, "the Ray pipeline"):
+        ds = ray_cluster.data.from_arrow(files)
+        chunk_dataset(
+            ds, CHUNKER, "bytes", ["path"], filename_column="path", batch_size=1
+        ).write_parquet(str(out))
     result = pq.read_table(out).to_pylist()
     expected = chunk_table(files, CHUNKER, "bytes", ["path"], filename_column="path").to_pylist()
     key = lambda r: (r["path"], r["chunk_index"])  # noqa: E731
     assert sorted(result, key=key) == sorted(expected, key=key)
     assert any(json.loads(r["metadata"])["pages"] == [1, 2] for r in result)
+
+
+@pytest.mark.single_backend
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_ingest_ray_of_a_pdf_folder_equals_a_local_run(
+    ray_cluster: Any, folder: Path, tmp_path: Path
+) -> None:
+    from ragchunk.ingest import ingest, ingest_ray, open_store
+
+    def rows(url: str) -> list[dict[str, Any]]:
+        store = open_store(url)
+        try:
+            return sorted(store.read().to_pylist(), key=lambda r: r["id"])
+        finally:
+            store.close()
+
+    local, remote = f"parquet:{tmp_path / 'local'}", f"parquet:{tmp_path / 'ray'}"
+    assert ingest(folder, local, CHUNKER, base=folder).added == 3
+    with _time_limit(180, "ingest_ray"):
+        report = ingest_ray(folder, remote, CHUNKER, base=folder, concurrency=1)
+    assert (report.added, report.failed) == (3, 0), report.failures
+    got = rows(remote)
+    assert got == rows(local)
+    assert any(r["source_id"] == "report.pdf" and r["pages"] == [1, 2] for r in got)
 
 
 # ---------------------------------------------------------------------------------------------
