@@ -9,6 +9,7 @@ tree-sitter) may be importable, so anything that reaches for one fails here.
 
 from __future__ import annotations
 
+import importlib.resources
 import importlib.util
 import json
 import sys
@@ -43,6 +44,8 @@ def core_stage() -> None:
     import ragchunk
 
     check(ragchunk.backend == "rust", "the Rust backend is active")
+    pdf = importlib.resources.files("ragchunk").joinpath("data/sample.pdf").read_bytes()
+    check(pdf.startswith(b"%PDF-"), "the wheel holds data/sample.pdf (ragchunk --sample)")
     check(ragchunk.count_tokens("hello world") == 2, "count_tokens")
     check(ragchunk.count_tokens_batch(["hello world", "你好"]) == [2, 2], "count_tokens_batch")
     check(ragchunk.num_tokens_from_string("<|endoftext|>") == 0, "num_tokens_from_string")

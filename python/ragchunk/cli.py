@@ -64,6 +64,7 @@ PLUGINS = {
 }
 
 DEFAULT_INCLUDE = "*.md,*.markdown,*.txt,*.rst,*.html,*.htm,*.json"
+_BINARY_DOCUMENTS = (".pdf", ".docx", ".xlsx", ".xlsm")  # read only with --documents
 _BATCH_BYTES = 4 << 20
 _BATCH_DOCS = 256
 
@@ -160,7 +161,12 @@ def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
             yield f"{path}: no such file or directory"
 
 
-def _read(source: Source, stdin: IO[str]) -> str:
+def _read(source: Source, stdin: IO[str], binary: bool = False) -> Any:
+    if binary:  # a file's bytes, for ragchunk.documents.parse
+        if source.path == "-":
+            return stdin.buffer.read()  # type: ignore[attr-defined]
+        with open(source.path, "rb") as fh:
+            return fh.read()
     if source.path == "-":
         return stdin.read()
     with open(source.path, encoding="utf-8") as fh:
@@ -381,12 +387,14 @@ class _Processes:
             self.workers, mp_context=multiprocessing.get_context("spawn")
         )
 
-    def run(self, chunker: Any, parquet: bool, names: list[str], texts: list[str]) -> list[Any]:
+    def run(
+        self, chunker: Any, parquet: bool, names: list[str], texts: list[Any], part: Any = None
+    ) -> list[Any]:
         """The parts' results in document order (contiguous parts, one per worker)."""
         size = max(1, -(-len(texts) // self.workers))
         futures = [
             self.pool.submit(
-                _chunk_part, chunker, parquet, names[i : i + size], texts[i : i + size]
+                part or _chunk_part, chunker, parquet, names[i : i + size], texts[i : i + size]
             )
             for i in range(0, len(texts), size)
         ]
@@ -399,6 +407,17 @@ class _Processes:
 def _run_chunk(args: argparse.Namespace) -> int:
     chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
     mode = _parallelism(args, chunker)
+    part: Callable[..., Any] | None = None
+    if args.documents:  # files parsed by ragchunk.documents, in processes: parsing is Python
+        from .documents._batch import DOCUMENT_INCLUDE, available, chunk_files
+
+        if not available():
+            raise ValueError("--documents needs the parsers: pip install 'ragchunk[documents]'")
+        if args.include == DEFAULT_INCLUDE:
+            args.include += "," + DOCUMENT_INCLUDE
+        part = chunk_files
+        if args.parallel == "auto":
+            mode = "threads" if args.workers == 1 else "processes"
     if not args.quiet and sys.stderr.isatty():  # said where the progress bar is drawn
         workers = args.workers or os.cpu_count() or 1
         print(f"ragchunk: chunking on {workers} {mode}", file=sys.stderr)
@@ -435,19 +454,24 @@ def _run_chunk(args: argparse.Namespace) -> int:
             sys.stderr, sum(s.size for s in sources), len(sources), enabled=not args.quiet
         )
 
-        def flush(batch: list[tuple[Source, str]]) -> None:
+        def flush(batch: list[tuple[Source, Any]]) -> None:
             if not batch:
                 return
             names = [s.path if s.path != "-" else "<stdin>" for s, _ in batch]
             texts = [t for _, t in batch]
             try:
-                if processes is not None:
-                    parts = processes.run(chunker, args.format == "parquet", names, texts)
-                    if args.format == "parquet":
+                if processes is not None or part is not None:
+                    parquet = args.format == "parquet"
+                    parts = (
+                        processes.run(chunker, parquet, names, texts, part)
+                        if processes is not None
+                        else [part(chunker, parquet, names, texts)]  # type: ignore[misc]
+                    )
+                    if parquet:
                         for table in parts:
                             writer.write_table(table)
                     else:
-                        dicts = [d for part in parts for d in part]
+                        dicts = [d for one in parts for d in one]
                         for name, chunks in zip(names, dicts, strict=True):
                             writer.write(name, chunks)
                 elif args.format == "parquet":
@@ -469,17 +493,23 @@ def _run_chunk(args: argparse.Namespace) -> int:
                     for one in batch:
                         flush([one])
 
-        batch: list[tuple[Source, str]] = []
+        batch: list[tuple[Source, Any]] = []
         batch_bytes = 0
         for source in sources:
+            if part is None and os.path.splitext(source.path)[1].lower() in _BINARY_DOCUMENTS:
+                progress.update(source.size, 1, errors=1)
+                fail(f"{source.path}: a binary document; pass --documents to parse it")
+                continue
             try:
-                text = _read(source, sys.stdin)
+                text = _read(source, sys.stdin, binary=part is not None)
             except (OSError, UnicodeDecodeError) as exc:
                 progress.update(source.size, 1, errors=1)
                 fail(f"{source.path}: {exc}")
                 continue
             if source.path == "-":
-                source.size = len(text.encode("utf-8", "surrogatepass"))
+                source.size = len(
+                    text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+                )
             batch.append((source, text))
             batch_bytes += source.size
             if len(batch) >= _BATCH_DOCS or batch_bytes >= _BATCH_BYTES:
@@ -577,6 +607,12 @@ def _parser(plugin: str | None) -> argparse.ArgumentParser:
         choices=["auto", "threads", "processes"],
         default="auto",
         help="threads when the chunker releases the GIL, else processes (auto)",
+    )
+    chunk.add_argument(
+        "--documents",
+        action="store_true",
+        help="parse files (PDF, DOCX, XLSX, HTML, Markdown...) with ragchunk.documents, in "
+        "processes: chunks carry pages, boxes and headings; folders also give *.pdf, *.docx...",
     )
     chunk.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     chunk.set_defaults(run=_run_chunk)
@@ -710,7 +746,37 @@ def single_file(argv: list[str]) -> int:
             tokens = "n/a"
         print(f"\n--- chunk {i} ({tokens} tokens) ---")
         print(chunk.lstrip("\n"))
+    if args.sample:
+        _print_sample_pdf(args.chunk_token_num)
     return 0
+
+
+def _print_sample_pdf(chunk_size: int) -> None:
+    """The bundled PDF parsed with ragchunk.documents and chunked: each chunk with its pages
+    and heading path (without the documents extra: how to install it)."""
+    from .documents._batch import available
+
+    name = "ragchunk/data/sample.pdf"
+    if not available():
+        print(
+            f"\n{name}: install the documents extra to parse it too: "
+            "pip install 'ragchunk[documents]'"
+        )
+        return
+    import ragchunk
+    from ragchunk.documents import chunk_document, parse
+
+    data = importlib.resources.files("ragchunk").joinpath("data/sample.pdf").read_bytes()
+    doc = parse(data, filename="sample.pdf")
+    chunks = chunk_document(doc, ragchunk.RecursiveSplitter(chunk_size))
+    print(
+        f"\nbundled sample ({name}): {len(doc.pages)} pages, {len(doc.sections)} sections "
+        f"-> {len(chunks)} chunks (RecursiveSplitter(chunk_size={chunk_size}))"
+    )
+    for i, c in enumerate(chunks, 1):
+        pages = ", ".join(map(str, c.metadata["pages"]))
+        print(f"\n--- chunk {i} (pages {pages}; {' > '.join(c.metadata['headings'])}) ---")
+        print(c.text)
 
 
 def _wants_help(args: list[str]) -> bool:

@@ -99,8 +99,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--manifest", help="the manifest's SQLite file (default: in the store)")
     p.add_argument(
         "--include",
-        default=DEFAULT_INCLUDE,
-        help=f"file patterns read from folders (default: {DEFAULT_INCLUDE})",
+        default=None,
+        help=f"file patterns read from folders (default: {DEFAULT_INCLUDE}, and *.pdf, "
+        "*.docx, *.xlsx, *.xlsm with the documents extra)",
     )
     p.add_argument(
         "--rehash",

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cli import DEFAULT_INCLUDE, Progress
+from ..cli import Progress
 from ._faults import Points
 from .manifest import Manifest, StoreLock
-from .sources import Document, Reader, SourceFile, iter_inputs, reader_for
+from .sources import Document, Reader, SourceFile, default_include, iter_inputs, reader_for
 from .stores import Store, open_store, row_schema
 
 __all__ = ["CLEANUP_MODES", "IngestReport", "chunk_id", "config_hash", "ingest"]
@@ -152,7 +152,7 @@ def chunk_id(
 class _Item:
     source_id: str
     content_hash: str
-    text: str
+    text: Any  # a str, or a parsed ragchunk.documents.Document
     metadata: dict[str, Any]
     size: int
     new: bool
@@ -189,19 +189,13 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     arrays made once (nulls, a repeated ``"{}"``). Rows with metadata take the general path,
     which decodes each distinct metadata string once per source.
     """
-    from ..io.arrow import _pyarrow, chunk_table
+    from ..io.arrow import _pyarrow
 
     pa = _pyarrow()
     import numpy as np
     import pyarrow.compute as pc  # type: ignore[import-untyped]
 
-    docs = pa.table(
-        {
-            "row": pa.array(range(len(items)), type=pa.int64()),
-            "text": pa.array([it.text for it in items], type=pa.large_string()),
-        }
-    )
-    table = chunk_table(docs, chunker, id_columns=["row"], workers=workers).combine_chunks()
+    table = _chunk_items(chunker, items, workers).combine_chunks()
     n = table.num_rows
     schema = row_schema()
     rows = table["row"].chunk(0) if n else pa.array([], type=pa.int64())
@@ -287,6 +281,48 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
 
 
 _LISTS = ("heading_path", "pages", "boxes")
+
+
+def _chunk_items(chunker: Any, items: list[_Item], workers: int | None) -> Any:
+    """:func:`chunk_table`'s rows of ``items`` (a ``row`` id column): the texts in one
+    batch, each parsed document by :func:`ragchunk.documents.chunk_document`, its chunks'
+    ``headings`` as ``heading_path`` and its boxes in RAGFlow's ``[x0, x1, top, bottom]``
+    order (the ``bboxes``, with their pages, stay in the metadata)."""
+    from ..io.arrow import _pyarrow, chunk_table, records_table
+
+    pa = _pyarrow()
+    texts = [i for i, it in enumerate(items) if isinstance(it.text, str)]
+    docs = pa.table(
+        {
+            "row": pa.array(texts, type=pa.int64()),
+            "text": pa.array([items[i].text for i in texts], type=pa.large_string()),
+        }
+    )
+    table = chunk_table(docs, chunker, id_columns=["row"], workers=workers)
+    if len(texts) == len(items):
+        return table
+    from ..documents import chunk_document
+
+    if not callable(getattr(chunker, "split", None)):
+        raise TypeError("chunker must be a Splitter to chunk parsed documents, not a component")
+    parts = [table]
+    for i, it in enumerate(items):
+        if isinstance(it.text, str):
+            continue
+        records = []
+        for k, c in enumerate(chunk_document(it.text, chunker)):
+            meta = dict(c.metadata)
+            meta["heading_path"] = meta.pop("headings")
+            meta["boxes"] = [
+                [b["bbox"][0], b["bbox"][2], b["bbox"][1], b["bbox"][3]] for b in meta["bboxes"]
+            ]
+            rec = {"chunk_index": k, "text": c.text, "start": c.start, "end": c.end}
+            records.append({**rec, "token_count": c.token_count, "metadata": meta})
+        parts.append(records_table(pa.table({"row": pa.array([i], type=pa.int64())}), [records]))
+    out = pa.concat_tables([p.cast(table.schema) for p in parts])
+    return out.take(
+        pa.compute.sort_indices(out, [("row", "ascending"), ("chunk_index", "ascending")])
+    )
 
 
 def _with_vectors(rows: Any, vectors: Any) -> Any:
@@ -474,7 +510,7 @@ def ingest(
     workers: int | None = None,
     progress: bool | None = None,
     manifest: str | os.PathLike[str] | None = None,
-    include: str = DEFAULT_INCLUDE,
+    include: str | None = None,
     readers: Mapping[str, Reader] | None = None,
     embedding_cache: Any = "auto",
     batch_size: int = 256,
@@ -495,8 +531,14 @@ def ingest(
         workers: threads for chunking a batch (default: one per core).
         progress: draw a progress bar on standard error (when it is a terminal).
         manifest: the manifest's SQLite file (default: the store's, beside its data).
-        include: file patterns read from folders.
-        readers: ``{".ext": reader}``: how files of a type become text (default UTF-8).
+        include: file patterns read from folders (default:
+            :func:`~ragchunk.ingest.sources.default_include`: text files, and PDF, DOCX and
+            XLSX files when the ``documents`` extra is installed).
+        readers: ``{".ext": reader}``: how files of a type become text or a parsed
+            :class:`ragchunk.documents.Document` (default: UTF-8 text, and
+            :func:`~ragchunk.ingest.sources.read_document` for PDF, DOCX and XLSX files when
+            the ``documents`` extra is installed; their chunks store pages, boxes and
+            headings).
         embedding_cache: ``"auto"`` (an :class:`~ragchunk.embeddings.EmbeddingCache` beside
             the manifest), ``None``, a path or a cache.
         batch_size: sources chunked, embedded and committed together.
@@ -527,6 +569,7 @@ def ingest(
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     with _session(store, chunker, embedder, cleanup, workers, manifest, embedding_cache) as run:
         base_dir = None if base is None else os.fspath(base)
+        include = default_include() if include is None else include
         _walk(run, sources, include, readers, batch_size, bool(progress), base_dir, rehash)
     return run.report
 
@@ -582,9 +625,10 @@ def _session(
 
 def parse_file(
     path: str, data: bytes, readers: Mapping[str, Reader] | None
-) -> tuple[str, dict[str, Any]] | str:
+) -> tuple[Any, dict[str, Any]] | str:
     """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
-    when the reader fails.
+    when the reader fails; ``text`` is a :class:`ragchunk.documents.Document` when the
+    reader parsed one (it is chunked with :func:`ragchunk.documents.chunk_document`).
 
     >>> parse_file("a.md", b"Hi", None)
     ('Hi', {})
@@ -599,7 +643,15 @@ def parse_file(
         return parsed.text, dict(parsed.metadata)
     if isinstance(parsed, str):
         return parsed, {}
+    if _is_parsed_document(parsed):
+        return parsed, {}
     return f"{path}: the reader returned {type(parsed).__name__}"
+
+
+def _is_parsed_document(obj: object) -> bool:
+    # without importing ragchunk.documents for plain text files
+    documents = sys.modules.get("ragchunk.documents")
+    return documents is not None and isinstance(obj, documents.Document)
 
 
 # A file modified less than this before the run started is hashed again on the next run

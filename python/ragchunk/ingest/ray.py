@@ -43,7 +43,6 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..cli import DEFAULT_INCLUDE
 from .pipeline import (
     KEPT_MARK,
     IngestReport,
@@ -54,7 +53,7 @@ from .pipeline import (
     config_hash,
     parse_file,
 )
-from .sources import Reader, SourceFile, content_hash, iter_inputs
+from .sources import Reader, SourceFile, content_hash, default_include, iter_inputs
 from .stores import Store, row_schema
 
 __all__ = ["IngestBatches", "ingest_ray"]
@@ -243,7 +242,7 @@ def ingest_ray(
     embedder: Any = None,
     cleanup: str | None = "incremental",
     manifest: str | os.PathLike[str] | None = None,
-    include: str = DEFAULT_INCLUDE,
+    include: str | None = None,
     readers: Mapping[str, Reader] | None = None,
     embedding_cache: str | os.PathLike[str] | None = "auto",
     base: str | os.PathLike[str] | None = None,
@@ -313,6 +312,8 @@ def ingest_ray(
         else:
             listed = []
             base_dir = None if base is None else os.fspath(base)
+            if include is None:
+                include = default_include()
             for item in iter_inputs(sources, include):
                 if isinstance(item, str):
                     run.fail(item.split(":", 1)[0], item)

@@ -4,9 +4,12 @@ text.
 
 A file's source id is its path as walked (``docs/guide/a.md`` for ``docs/``). Its content hash
 is the sha256 of its bytes, computed before any parsing, so an unchanged file is never parsed
-again. A reader is any callable ``(path, data) -> str | Document``: :func:`read_text` (UTF-8)
-is the default for every file; pass ``readers={".pdf": my_pdf_reader}`` to ``ingest`` to
-read other types (a reader that raises makes the file a reported failure).
+again. A reader is any callable ``(path, data) -> str | Document``, or a
+:class:`ragchunk.documents.Document`, whose chunks then carry their pages, boxes and headings:
+:func:`read_document` is the default for PDF, DOCX and XLSX files when the ``documents``
+extra is installed, :func:`read_text` (UTF-8) for every other file; pass
+``readers={".pdf": my_pdf_reader}`` to ``ingest`` to read a type otherwise (a reader that
+raises makes the file a reported failure).
 
 >>> doc = Document("notes/1", "Some text.")
 >>> doc.content_hash == content_hash("Some text.".encode())
@@ -27,10 +30,14 @@ __all__ = [
     "SourceFile",
     "content_hash",
     "iter_inputs",
+    "read_document",
     "read_text",
 ]
 
-Reader = Callable[[str, bytes], Union[str, "Document"]]
+Reader = Callable[[str, bytes], Union[str, "Document", Any]]
+
+#: The extensions :func:`read_document` reads by default (with the ``documents`` extra).
+DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xlsm")
 
 
 def content_hash(data: bytes) -> str:
@@ -112,19 +119,61 @@ def read_text(path: str, data: bytes) -> str:
     return data.decode("utf-8-sig")
 
 
+def read_document(path: str, data: bytes) -> Any:
+    """The reader of PDF, DOCX and XLSX files: ``data`` parsed by
+    :func:`ragchunk.documents.parse` (needs the ``documents`` extra).
+
+    >>> read_document("notes.md", b"# Notes\\n\\nHi.").sections[0].text
+    'Notes'
+    """
+    from ..documents import parse
+
+    return parse(data, filename=os.path.basename(path))
+
+
 def reader_for(path: str, readers: Mapping[str, Reader] | None) -> Reader:
     """The reader of ``path``: ``readers``' entry for its extension (``".pdf"``, in any
-    case), else :func:`read_text`.
+    case), else :func:`read_document` for :data:`DOCUMENT_EXTENSIONS` when the
+    ``documents`` extra is installed, else :func:`read_text`.
 
     >>> reader_for("a.PDF", {".pdf": len}) is len
     True
+    >>> reader_for("a.md", None) is read_text
+    True
     """
+    ext = os.path.splitext(path)[1].lower()
     if readers:
-        ext = os.path.splitext(path)[1].lower()
         for key, reader in readers.items():
             if key.lower() == ext:
                 return reader
+    if ext in DOCUMENT_EXTENSIONS and documents_available():
+        return read_document
     return read_text
+
+
+def documents_available() -> bool:
+    """Whether the ``documents`` extra's parsers are installed.
+
+    >>> isinstance(documents_available(), bool)
+    True
+    """
+    from ..documents._batch import available
+
+    return available()
+
+
+def default_include() -> str:
+    """The file patterns ``ingest`` reads from folders: ``ragchunk chunk``'s, and PDF, DOCX
+    and XLSX files when the ``documents`` extra is installed.
+
+    >>> default_include().startswith("*.md")
+    True
+    """
+    from ..cli import DEFAULT_INCLUDE
+
+    if not documents_available():
+        return DEFAULT_INCLUDE
+    return DEFAULT_INCLUDE + "," + ",".join("*" + ext for ext in DOCUMENT_EXTENSIONS)
 
 
 def iter_inputs(

@@ -11,7 +11,8 @@ of one CPU on a two-CPU node) leaves no CPU for the read tasks that feed them, a
 pipeline waits forever. :func:`chunk_dataset` therefore uses one actor less than the cluster's
 CPUs (at least one); give ``concurrency`` yourself on a bigger cluster.
 
-Needs ``ray[data]`` and ``pyarrow`` (``pip install 'ragchunk[ray]'``).
+Needs ``ray[data]`` and ``pyarrow`` (``pip install 'ragchunk[ray]'``); files (PDF, DOCX...)
+in a binary column also need the ``documents`` extra.
 
 >>> import ragchunk
 >>> fn = ChunkBatches(ragchunk.CharacterSplitter(4), id_columns=["id"])
@@ -51,12 +52,14 @@ class ChunkBatches:
         id_columns: Sequence[str] | str = (),
         on_null: str = "error",
         workers: int | None = 1,
+        filename_column: str | None = None,
     ) -> None:
         self.chunker = chunker
         self.text_column = text_column
         self.id_columns = id_columns
         self.on_null = on_null
         self.workers = workers
+        self.filename_column = filename_column
 
     def __call__(self, batch: Any) -> Any:
         """The chunk rows of one batch (a ``pyarrow.Table``)."""
@@ -67,6 +70,7 @@ class ChunkBatches:
             self.id_columns,
             on_null=self.on_null,
             workers=self.workers,
+            filename_column=self.filename_column,
         )
 
 
@@ -94,10 +98,16 @@ def chunk_dataset(
     concurrency: int | None = None,
     batch_size: int | None = 256,
     workers: int | None = 1,
+    filename_column: str | None = None,
 ) -> Any:
     """``ds`` chunked: a lazy ``ray.data.Dataset`` of chunk rows (the columns of
     :func:`~ragchunk.io.arrow.chunk_table`), ``concurrency`` actors of one CPU each (default:
     :func:`default_concurrency`), ``batch_size`` documents per batch.
+
+    Files' bytes in a binary ``text_column`` (``ray.data.read_binary_files(...,
+    include_paths=True)`` gives ``bytes`` and ``path``) are parsed on the actors, each file
+    once, with ``filename_column`` giving their formats (see
+    :func:`~ragchunk.io.arrow.chunk_table`); give a smaller ``batch_size`` for big files.
 
     >>> import ray, ragchunk  # doctest: +SKIP
     >>> ds = ray.data.read_parquet("corpus/")  # doctest: +SKIP
@@ -117,6 +127,7 @@ def chunk_dataset(
             "id_columns": id_columns,
             "on_null": on_null,
             "workers": workers,
+            "filename_column": filename_column,
         },
         batch_format="pyarrow",
         batch_size=batch_size,

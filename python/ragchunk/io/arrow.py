@@ -38,7 +38,7 @@ from ..core import dispatch
 from ..core.chunk import Splitter, check_workers
 from ..ragflow.pipeline import SplitterComponent
 
-__all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema"]
+__all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema", "records_table"]
 
 #: The columns every output table has after the id columns.
 OUTPUT_COLUMNS = ("chunk_index", "text", "start", "end", "token_count", "metadata")
@@ -127,6 +127,7 @@ def chunk_table(
     *,
     on_null: str = "error",
     workers: int | None = None,
+    filename_column: str | None = None,
 ) -> Any:
     """Chunk every document of ``table[text_column]`` with ``chunker``: one row per chunk.
 
@@ -140,6 +141,15 @@ def chunk_table(
         on_null: ``"error"`` (default): a null or non-string document raises ``ValueError``
             naming its row; ``"skip"``: such rows produce no chunks.
         workers: threads for the batch (default: one per core).
+        filename_column: a column of file names whose extensions give the formats of the
+            files in ``text_column``. A ``binary`` (or ``large_binary``) ``text_column`` holds
+            files' bytes: each is parsed with :func:`ragchunk.documents.parse` (the format from
+            this column's name, else from the bytes) and chunked with
+            :func:`ragchunk.documents.chunk_document`, so the ``metadata`` of each chunk holds
+            its ``pages``, ``bboxes`` and ``headings``; a string ``text_column`` is parsed the
+            same way when this column is given. Parsing runs in this process, one file after
+            another (Ray and ``ragchunk chunk --documents`` spread files over processes).
+            Needs the ``documents`` extra.
 
     Returns:
         A ``pyarrow.Table`` with the id columns, then :data:`OUTPUT_COLUMNS`, in document
@@ -175,7 +185,8 @@ def chunk_table(
     check_workers(workers)
     tbl = _as_table(table)
     ids = [id_columns] if isinstance(id_columns, str) else list(id_columns)
-    for name in [text_column, *ids]:
+    names = [filename_column] if filename_column is not None else []
+    for name in [text_column, *ids, *names]:
         if not isinstance(name, str):
             raise TypeError(f"column names must be str, got {type(name).__name__}")
         if name not in tbl.column_names:
@@ -185,13 +196,21 @@ def chunk_table(
         raise ValueError(f"id_columns {clash} clash with the output columns {OUTPUT_COLUMNS}")
 
     column = tbl.column(text_column)
+    binary = (
+        pa.types.is_binary(column.type)
+        or pa.types.is_large_binary(column.type)
+        or pa.types.is_binary_view(column.type)
+    )
+    if binary or filename_column is not None:
+        return _chunk_files(tbl, chunker, text_column, ids, on_null, filename_column)
     if pa.types.is_string_view(column.type):
         column = column.cast(pa.large_string())
     if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
         if pa.types.is_null(column.type) and on_null == "skip":
             return output_schema([tbl.schema.field(n) for n in ids]).empty_table()
         raise TypeError(
-            f"column {text_column!r} must hold strings (string or large_string), got {column.type}"
+            f"column {text_column!r} must hold strings (string or large_string) or files' "
+            f"bytes (binary or large_binary), got {column.type}"
         )
     if column.null_count:
         valid = pc.is_valid(column)
@@ -299,6 +318,105 @@ def _chunk_from_values(
                     json.dumps(dict(chunk.metadata), ensure_ascii=False, default=str)
                 )
     schema = output_schema(id_fields)
+    take = pa.array(rows, type=pa.int64())
+    columns = [id_table.column(i).take(take) for i in range(id_table.num_columns)]
+    columns += [pa.array(out[n], type=schema.field(n).type) for n in OUTPUT_COLUMNS]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _chunk_files(
+    tbl: Any,
+    chunker: Splitter | SplitterComponent,
+    text_column: str,
+    ids: list[str],
+    on_null: str,
+    filename_column: str | None,
+) -> Any:
+    """``chunk_table`` over files: each value parsed as a document, then chunked."""
+    pa = _pyarrow()
+    from ..documents._batch import chunk_file
+    from ..documents._safety import DocumentError
+
+    if not isinstance(chunker, Splitter):
+        raise TypeError(
+            "chunker must be a Splitter to chunk parsed documents (a SplitterComponent "
+            "chunks text only), got SplitterComponent"
+        )
+    column = tbl.column(text_column)
+    kind = column.type
+    if not any(
+        check(kind)
+        for check in (
+            pa.types.is_binary,
+            pa.types.is_large_binary,
+            pa.types.is_binary_view,
+            pa.types.is_string,
+            pa.types.is_large_string,
+            pa.types.is_string_view,
+        )
+    ):
+        raise TypeError(
+            f"column {text_column!r} must hold files' bytes (binary or large_binary) or "
+            f"strings, got {kind}"
+        )
+    values = column.to_pylist()
+    names: list[Any] = (
+        tbl.column(filename_column).to_pylist()
+        if filename_column is not None
+        else [None] * len(values)
+    )
+    keep: list[int] = []
+    records: list[list[dict[str, Any]]] = []
+    for row, (value, name) in enumerate(zip(values, names, strict=True)):
+        if value is None:
+            if on_null == "error":
+                raise ValueError(
+                    f"column {text_column!r}, row {row}: the document is null "
+                    "(pass on_null='skip' to skip such rows)"
+                )
+            continue
+        if name is not None and not isinstance(name, str):
+            raise TypeError(
+                f"column {filename_column!r}, row {row}: file names must be strings, got "
+                f"{type(name).__name__}"
+            )
+        data = value.encode("utf-8", "surrogatepass") if isinstance(value, str) else value
+        try:
+            records.append(chunk_file(data, name, chunker))
+        except DocumentError as exc:  # it names the file; the row is named before it
+            raise DocumentError(f"column {text_column!r}, row {row}", str(exc)) from exc
+        keep.append(row)
+    id_table = tbl.select(ids).take(pa.array(keep, type=pa.int64()))
+    return records_table(id_table, records)
+
+
+def records_table(id_table: Any, records: Sequence[Sequence[dict[str, Any]]]) -> Any:
+    """The :func:`chunk_table` table of chunk records (``{"chunk_index", "text", "start",
+    "end", "token_count", "metadata"}``, the metadata a dict), one list of records per row of
+    ``id_table``, whose columns are copied to every chunk row of that document.
+
+    >>> import pyarrow as pa
+    >>> rec = {"chunk_index": 0, "text": "x", "start": 0, "end": 1, "token_count": 1,
+    ...        "metadata": {"pages": [1]}}
+    >>> records_table(pa.table({"id": [5]}), [[rec]]).select(["id", "metadata"]).to_pylist()
+    [{'id': 5, 'metadata': '{"pages": [1]}'}]
+    """
+    pa = _pyarrow()
+    if id_table.num_columns and id_table.num_rows != len(records):
+        raise ValueError(
+            f"records: one list per row of id_table ({id_table.num_rows}), got {len(records)}"
+        )
+    schema = output_schema(list(id_table.schema))
+    rows: list[int] = []
+    out: dict[str, list[Any]] = {k: [] for k in OUTPUT_COLUMNS}
+    for row, chunks in enumerate(records):
+        for rec in chunks:
+            rows.append(row)
+            for name in OUTPUT_COLUMNS:
+                value = rec[name]
+                if name == "metadata":
+                    value = json.dumps(value, ensure_ascii=False, default=str)
+                out[name].append(value)
     take = pa.array(rows, type=pa.int64())
     columns = [id_table.column(i).take(take) for i in range(id_table.num_columns)]
     columns += [pa.array(out[n], type=schema.field(n).type) for n in OUTPUT_COLUMNS]
