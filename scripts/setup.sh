@@ -3,11 +3,15 @@
 # it. Idempotent; called by the other scripts, never needs to be run by hand.
 #
 #   setup.sh          what running needs: maturin and the package, nothing else
+#   setup.sh --run    also the documents extra (the sample's PDF: python-docx, openpyxl, PDFium)
 #   setup.sh --dev    also the test, lint and docs tools (the test, lint and docs extras)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON=${PYTHON:-python3}
 extras=()
+if [ "${1:-}" = "--run" ]; then
+  extras=(--extras "documents")
+fi
 if [ "${1:-}" = "--dev" ]; then
   # test: the oracles (tiktoken, LangChain), hypothesis, numpy, Pillow, pytest-benchmark;
   # lint: ruff, mypy; docs: MkDocs and mkdocstrings; integrations: pyarrow, Ray, Spark,
