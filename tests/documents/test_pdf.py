@@ -188,7 +188,7 @@ def test_pieces_of_one_row_read_left_to_right() -> None:
     # Two pieces of one printed line whose tops differ by a fraction of a point (drawn right
     # piece first): one row, read left to right, not ordered by the fraction.
     page = [("F1", 11, 200, 100.0, "second half."), ("F1", 11, 72, 100.08, "The first half,")]
-    doc = parse(simple_pdf([page + [("F1", 11, 72, 140, "Next line.")]]))
+    doc = parse(simple_pdf([[*page, ("F1", 11, 72, 140, "Next line.")]]))
     text = doc.text
     assert text.index("The first half,") < text.index("second half.") < text.index("Next line.")
 

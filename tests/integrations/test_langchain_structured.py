@@ -248,7 +248,9 @@ def test_html_sections_documents_match_langchain() -> None:
     pytest.importorskip("lxml")
     from langchain_core.documents import Document
 
-    pages = corpus_html()[:20]
+    pages = corpus_html()[:20] or [
+        "<h1>One</h1>" + "<p>Words in a paragraph.</p>" * 40 + "<h2>Two</h2><p>More.</p>"
+    ]
     docs = [Document(p, metadata={"Title": f"t{i}", "i": i}) for i, p in enumerate(pages)]
     kwargs = {"chunk_size": 300, "chunk_overlap": 30}
     headers = [("h1", "H1"), ("h2", "H2")]
