@@ -183,7 +183,6 @@ def test_pdf_oracle_simple_path_floor() -> None:
     assert agg["heading_f1"] >= 0.85 and agg["heading_levels"] >= 0.9, agg
 
 
-
 def test_pieces_of_one_row_read_left_to_right() -> None:
     # Two pieces of one printed line whose tops differ by a fraction of a point (drawn right
     # piece first): one row, read left to right, not ordered by the fraction.
