@@ -6,9 +6,9 @@
 (split in the Rust core), and the structure splitters :class:`MarkdownHeaderTextSplitter`,
 :class:`HTMLHeaderTextSplitter`, :class:`HTMLSectionSplitter` and
 :class:`RecursiveJsonSplitter` (LangChain's algorithms without their overheads). Change the
-import and nothing else: the same arguments, defaults
-and error messages, the same chunk strings, the same ``Document`` metadata and the same
-``start_index`` (LangChain's own ``create_documents`` computes it). The splitting runs in
+import and nothing else: the same arguments, defaults and error messages, the same chunk
+strings, the same ``Document`` metadata and the same ``start_index`` (LangChain's own
+``create_documents`` computes it). The splitting runs in
 ragchunk's Rust core; whatever the core cannot reproduce exactly runs LangChain's own code
 (see below), so the answer is LangChain's either way.
 
@@ -508,10 +508,6 @@ class TokenTextSplitter(_lc.TokenTextSplitter):
         return dispatch.run_exact(rust, lambda: langchain(text))
 
 
-# ----------------------------------------------------------------------------------------------
-# The adapters: ragchunk's chunkers behind LangChain's interface, with exact offsets.
-
-
 class MarkdownTextSplitter(RecursiveCharacterTextSplitter, _lc.MarkdownTextSplitter):
     """LangChain's ``MarkdownTextSplitter`` (:class:`RecursiveCharacterTextSplitter` with
     LangChain's Markdown separators), split by ragchunk's Rust core: a drop-in, and a subclass
@@ -542,6 +538,10 @@ class PythonCodeTextSplitter(RecursiveCharacterTextSplitter, _lc.PythonCodeTextS
     def __init__(self, **kwargs: Any) -> None:
         separators = self.get_separators_for_language(Language.PYTHON)
         RecursiveCharacterTextSplitter.__init__(self, separators=separators, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# The adapters: ragchunk's chunkers behind LangChain's interface, with exact offsets.
 
 
 class RagchunkTextSplitter(TextSplitter):
