@@ -1,15 +1,15 @@
 """LangChain's structure splitters as drop-ins: ``MarkdownHeaderTextSplitter``,
-``RecursiveJsonSplitter`` and ``HTMLHeaderTextSplitter``, subclasses of LangChain's classes that
-give LangChain's documents, metadata and errors, faster.
+``HTMLHeaderTextSplitter``, ``HTMLSectionSplitter`` and ``RecursiveJsonSplitter``, subclasses of
+LangChain's classes that give LangChain's documents, metadata and errors, faster.
 
 They keep LangChain's algorithms step for step and drop what costs time without changing a
 result: LangChain filters every character of every line through ``str.isprintable`` in Python,
 re-serialises the growing JSON chunk for every key it adds, and builds a BeautifulSoup tree
-(then walks it with ``find_all`` and ``parents`` for every node) to read the text of each
+(then walks it with ``find_all``, ``parents`` or ``next_elements``) to read the text of each
 element. Here a line is filtered only when it holds a non-printable character, the JSON chunk's
 size is kept up to date as keys are added, and the HTML is read in one pass of the standard
 library's ``html.parser`` (BeautifulSoup's ``"html.parser"`` builder uses the same tokenizer),
-building only the little tree LangChain's walk needs, by BeautifulSoup's rules.
+keeping only what LangChain's walk reads, by BeautifulSoup's rules.
 
 Imported through :mod:`ragchunk.integrations.langchain`, which re-exports them.
 """
