@@ -19,6 +19,14 @@ For each input the entry point runs on both backends and :func:`check` asserts:
 
 Run ``python fuzz/harness.py`` (atheris, coverage-guided, corpus in ``fuzz/corpus``) or
 ``scripts/fuzz.sh``; ``tests/fuzz/test_fuzz.py`` replays the corpus and a seeded sample.
+
+``python fuzz/harness.py --documents`` fuzzes the file parsers instead
+(:func:`check_document`, the ``documents`` extra): byte 0 picks the format
+(:data:`DOCUMENT_FORMATS`), the rest is the file. A file either parses into a document whose
+views (text, Markdown, RAGFlow's sections and upstream, chunks with pages and boxes) hold
+together, or is refused with a ``DocumentError`` naming the file; any other exception is a
+bug. Start it from files of each format (``fuzz/harness.py --documents DIR``, a directory of
+seed files whose first byte is the format's index).
 """
 
 from __future__ import annotations
@@ -237,13 +245,45 @@ def check(data: bytes) -> None:
         assert results[0] == results[1], f"{name}: the backends disagree"
 
 
+#: The formats :func:`check_document` hands to ``ragchunk.documents.parse``, by byte 0.
+DOCUMENT_FORMATS = ("pdf", "docx", "xlsx", "csv", "html", "markdown", "json", "jsonl", "text")
+
+
+def check_document(data: bytes) -> None:
+    """Parse one fuzzed file (byte 0 the format, the rest the file) and check what comes out."""
+    from ragchunk.documents import Document, DocumentError, chunk_document, parse
+
+    fmt = DOCUMENT_FORMATS[data[0] % len(DOCUMENT_FORMATS)] if data else "text"
+    name = f"fuzzed.{fmt}"
+    try:
+        doc = parse(data[1:], format=fmt, filename=name)
+    except DocumentError as exc:
+        assert str(exc).startswith(name), f"the error does not name the file: {exc}"
+        return
+    assert isinstance(doc, Document)
+    for section in doc.sections:
+        assert section.text, "an empty section"
+        assert section.page is None or 1 <= section.page <= len(doc.pages)
+    doc.markdown()
+    doc.ragflow_sections()
+    doc.pipeline_upstream()
+    chunks = chunk_document(doc, RecursiveSplitter(64, length="chars"), markdown=False)
+    check_chunks(doc.text, chunks, budget=64, count=len)
+    for c in chunks:
+        assert set(c.metadata["pages"]) <= set(range(1, len(doc.pages) + 1))
+
+
 def main() -> None:
     import atheris
 
-    def one(data: bytes) -> None:
-        check(data)
-
     args = sys.argv[:]
+    documents = "--documents" in args
+    if documents:
+        args.remove("--documents")
+
+    def one(data: bytes) -> None:
+        (check_document if documents else check)(data)
+
     if not any(not a.startswith("-") for a in args[1:]):
         args.append(str(CORPUS))
     atheris.Setup(args, one)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import time
 import zipfile
+from importlib import resources
 
 import pytest
 import ragchunk
@@ -168,9 +170,10 @@ def _mutations(data: bytes, seed: int, n: int) -> list[bytes]:
     return out
 
 
-@pytest.mark.parametrize("fmt", ["docx", "xlsx", "csv", "html", "markdown", "json", "jsonl"])
+@pytest.mark.parametrize("fmt", ["pdf", "docx", "xlsx", "csv", "html", "markdown", "json", "jsonl"])
 def test_fuzzed_files_parse_or_fail_clearly(fmt: str) -> None:
     seeds = {
+        "pdf": (resources.files("ragchunk") / "data" / "sample.pdf").read_bytes(),
         "docx": sample_docx(),
         "xlsx": sample_xlsx(),
         "csv": b"a,b\n1,2\n",
@@ -183,11 +186,13 @@ def test_fuzzed_files_parse_or_fail_clearly(fmt: str) -> None:
         try:
             doc = parse(data, format=fmt, filename=f"fuzz.{fmt}")
         except DocumentError as e:
-            assert str(e).startswith(f"fuzz.{fmt}: ")
+            # the file's name, and the page where one page is the damaged part
+            assert re.match(rf"fuzz\.{fmt}(, page \d+)?: ", str(e)), str(e)
             continue
         assert isinstance(doc, Document)
         doc.markdown()
         doc.pipeline_upstream()
+        doc.ragflow_sections()
 
 
 @pytest.mark.parametrize(

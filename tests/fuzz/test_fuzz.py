@@ -55,3 +55,38 @@ def test_decode_shapes() -> None:
     assert text == "ab" * 7
     _, _, text, _, _ = harness.decode(bytes([0, 0, 0, 0]) + b"\xff")
     assert text == "\udcff"
+
+
+def _document_seeds() -> list[bytes]:
+    from importlib import resources
+
+    pdf = (resources.files("ragchunk") / "data" / "sample.pdf").read_bytes()
+    files = {
+        "pdf": pdf,
+        "csv": b"a,b\n1,2\n",
+        "html": b"<h1>x</h1><table><tr><td>a</td></tr></table><p>y</p>",
+        "markdown": b"# x\n\n- a\n- b\n\n```py\nz\n```\n| a |\n|---|\n| 1 |\n",
+        "json": b'{"a": [1, 2, {"b": "c"}]}',
+        "jsonl": b'{"a": 1}\n{"b": 2}\n',
+        "text": "T\u00eate \u4e2d\u6587 text.\n\nMore.".encode(),
+    }
+    return [bytes([harness.DOCUMENT_FORMATS.index(f)]) + data for f, data in files.items()]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_documents_seeded(seed: int) -> None:
+    pytest.importorskip("pypdfium2")
+    rng = random.Random(seed)
+    for data in _document_seeds():
+        harness.check_document(data)  # the seed itself parses
+        for _ in range(15):
+            b = bytearray(data)
+            if rng.random() < 0.4:
+                del b[rng.randrange(2, len(b)) :]
+            for _ in range(rng.randint(1, 8)):
+                i = rng.randrange(1, len(b))
+                b[i] ^= 1 << rng.randrange(8)
+            try:
+                harness.check_document(bytes(b))
+            except AssertionError as exc:
+                raise AssertionError(f"input {bytes(b)[:60]!r}...: {exc}") from exc
