@@ -24,6 +24,7 @@ mod counters;
 mod eval;
 mod flow;
 mod guard;
+mod late;
 mod lc_tokens;
 mod li_split;
 mod markup;
@@ -89,6 +90,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_percentiles, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_gradient, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(late::late_pool, m)?)?;
+    m.add_function(wrap_pyfunction!(late::late_char_offsets, m)?)?;
     li_split::register(m)?;
     Ok(())
 }

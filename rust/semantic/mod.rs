@@ -7,6 +7,7 @@
 //! with numpy.
 
 pub mod distance;
+pub mod late;
 pub mod pool;
 pub mod stats;
 

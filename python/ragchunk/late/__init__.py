@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core import dispatch
 from ..core.chunk import Chunk
 from ..embeddings._numpy import np
 from ..embeddings.base import check_embeddings
-from ..semantic import _numeric
+from . import _pure
 
 __all__ = ["TokenEmbeddings", "char_offsets", "late_chunk", "macro_windows"]
 
@@ -44,11 +45,11 @@ class TokenEmbeddings:
     offsets: Sequence[tuple[int, int]]
     text: str | None = None
 
-    def embed_tokens(self, text: str) -> tuple[Any, list[tuple[int, int]]]:
-        """The stored vectors and offsets."""
+    def embed_tokens(self, text: str) -> tuple[Any, Any]:
+        """The stored vectors and offsets, as given (not copied)."""
         if self.text is not None and text != self.text:
             raise ValueError("text is not the text these token embeddings were computed on")
-        return self.vectors, [(int(s), int(e)) for s, e in self.offsets]
+        return self.vectors, self.offsets
 
 
 def char_offsets(text: str, byte_offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -59,18 +60,10 @@ def char_offsets(text: str, byte_offsets: Sequence[tuple[int, int]]) -> list[tup
     >>> char_offsets("é🦀x", [(0, 2), (2, 6), (6, 7)])
     [(0, 1), (1, 2), (2, 3)]
     """
-    starts = [0]
-    for ch in text:
-        starts.append(starts[-1] + len(ch.encode("utf-8", "surrogatepass")))
-    import bisect
-
-    def to_char(b: int, end: bool) -> int:
-        i = bisect.bisect_left(starts, b)
-        if i < len(starts) and starts[i] == b:
-            return i
-        return i if end else i - 1
-
-    return [(to_char(s, False), to_char(e, True)) for s, e in byte_offsets]
+    pairs = [(int(s), int(e)) for s, e in byte_offsets]
+    return dispatch.run(
+        lambda core: core.late_char_offsets(text, pairs), lambda: _pure.char_offsets(text, pairs)
+    )
 
 
 def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:
@@ -104,7 +97,8 @@ def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, i
 TokenEmbedder = Callable[[str], tuple[Any, Sequence[tuple[int, int]]]]
 
 
-def _embed_tokens(token_embedder: Any, text: str) -> tuple[Any, list[tuple[int, int]]]:
+def _call_embedder(token_embedder: Any, text: str) -> tuple[Any, Any]:
+    """The embedder's ``(vectors, offsets)``, unconverted."""
     fn = getattr(token_embedder, "embed_tokens", None)
     if fn is None:
         if not callable(token_embedder):
@@ -121,13 +115,47 @@ def _embed_tokens(token_embedder: Any, text: str) -> tuple[Any, list[tuple[int, 
         raise ValueError(f"token_embedder raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(result, tuple) or len(result) != 2:
         raise TypeError("token_embedder must return (vectors, offsets)")
-    vectors, offsets = result
+    return result
+
+
+def _embed_tokens(token_embedder: Any, text: str) -> tuple[Any, list[tuple[int, int]]]:
+    """Vectors (checked float32) and offsets (a list, each inside ``text``)."""
+    vectors, offsets = _call_embedder(token_embedder, text)
     offsets = [(int(s), int(e)) for s, e in offsets]
     vectors = check_embeddings(vectors, len(offsets), "token_embedder's vectors")
     for i, (s, e) in enumerate(offsets):
         if not 0 <= s <= e <= len(text):
             raise ValueError(f"token_embedder's offsets[{i}] = {(s, e)} is outside the text")
     return vectors, offsets
+
+
+def _as_arrays(vectors: Any, offsets: Any) -> tuple[Any, Any]:
+    """``(vectors, offsets)`` as a C-contiguous float32 ``(n, dim)`` and int64 ``(n, 2)``
+    array, without copying arrays that already are; offsets inside the text and finite
+    vectors are checked by the pooling, on the tokens it reads."""
+    try:
+        offs = np.asarray(offsets, dtype=np.int64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"token_embedder's offsets must be (start, end) pairs: {exc}") from None
+    if offs.size == 0:
+        offs = offs.reshape(0, 2)
+    if offs.ndim != 2 or offs.shape[1] != 2:
+        raise ValueError(f"token_embedder's offsets must have shape (n, 2), got {offs.shape}")
+    try:
+        arr = np.asarray(vectors)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"token_embedder's vectors must be a 2-D array of floats: {exc}") from None
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.floating):
+        raise TypeError(f"token_embedder's vectors must hold floats, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"token_embedder's vectors must be 2-D (rows, dim), got shape {arr.shape}")
+    if arr.shape[0] != offs.shape[0]:
+        raise ValueError(
+            f"token_embedder's vectors has {arr.shape[0]} rows for {offs.shape[0]} offsets"
+        )
+    if arr.shape[1] == 0:
+        raise ValueError("token_embedder's vectors has zero-length vectors")
+    return np.ascontiguousarray(arr, dtype=np.float32), np.ascontiguousarray(offs)
 
 
 def late_chunk(
@@ -181,25 +209,17 @@ def late_chunk(
             raise ValueError(f"chunks[{i}] span {(s, e)} is outside the text")
         spans.append((s, e))
     if window is None:
-        vectors, offsets = _embed_tokens(token_embedder, text)
+        vectors, offsets = _call_embedder(token_embedder, text)
     else:
         vectors, offsets = _windowed(token_embedder, text, window, overlap)
-    keep = [i for i, (s, e) in enumerate(offsets) if e > s]
-    order = sorted(keep, key=lambda i: offsets[i][0])
-    toks = [offsets[i] for i in order]
-    mat = (
-        np.ascontiguousarray(vectors[order])
-        if order
-        else np.zeros((0, vectors.shape[1]), np.float32)
+    vecs, offs = _as_arrays(vectors, offsets)
+    out = np.empty((len(spans), vecs.shape[1]), dtype=np.float32)
+    n = len(text)
+    dispatch.run(
+        lambda core: core.late_pool(vecs, offs, spans, n, normalize, out),
+        lambda: _pure.late_pool(vecs, offs, spans, n, normalize, out),
     )
-    pooled = _numeric.mean_pool(mat, toks, spans)
-    empty = np.isnan(pooled).any(axis=1)
-    if empty.any():
-        i = int(np.argmax(empty))
-        raise ValueError(f"chunks[{i}] span {spans[i]} holds no token")
-    if normalize:
-        pooled = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
-    return pooled.astype(np.float32)
+    return out
 
 
 def _windowed(
