@@ -108,6 +108,12 @@ def run_ragchunk(splitter: Any, docs: list[str], embs: list[tuple[Any, Any]]) ->
 
 
 def run_chonkie(chunker: Any, docs: list[str]) -> list[Any]:
+    # Chonkie's recursive chunker memoises token counts per split text in a class-wide
+    # ``lru_cache``; repeated rounds over the same documents would be served from it, which
+    # no corpus of distinct documents is. Each round starts it empty.
+    cached = getattr(type(chunker), "_estimate_token_count", None)
+    if hasattr(cached, "cache_clear"):
+        cached.cache_clear()
     return [chunker.chunk(text) for text in docs]
 
 

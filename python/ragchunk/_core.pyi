@@ -1,7 +1,7 @@
 """Type stubs for the compiled Rust core (``rust/python/``). Private: use ``ragchunk``."""
 
 from collections.abc import Callable
-from typing import Literal, Protocol, TypeVar, final
+from typing import Any, Literal, Protocol, TypeVar, final
 
 __all__ = [
     "Bm25Index",
@@ -36,6 +36,8 @@ __all__ = [
     "flow_take_sentences",
     "hf_register",
     "html_text",
+    "late_char_offsets",
+    "late_pool",
     "lc_token_windows",
     "li_punkt_sentences",
     "markdown_blocks",
@@ -353,6 +355,19 @@ def semantic_percentiles(values: list[float], qs: list[float]) -> list[float]:
 
 def semantic_gradient(values: list[float]) -> list[float]:
     """``np.gradient(values, range(len(values)))``."""
+
+def late_pool(
+    vectors: Any,
+    offsets: Any,
+    chunks: list[tuple[int, int]],
+    text_len: int,
+    normalize: bool,
+    out: Any,
+) -> None:
+    """Mean-pool token vectors per chunk span into ``out`` (numpy arrays, in place)."""
+
+def late_char_offsets(text: str, offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """UTF-8 byte offsets of ``text`` as code-point offsets."""
 
 def semantic_mean_pool(
     data: bytes,

@@ -45,12 +45,16 @@ fn view(
         .cast::<PyDict>()
         .map_err(|_| PyTypeError::new_err(format!("{name}: __array_interface__ is not a dict")))?;
     let get = |key: &str| -> PyResult<Bound<'_, PyAny>> {
-        iface
-            .get_item(key)?
-            .ok_or_else(|| PyValueError::new_err(format!("{name}: __array_interface__ has no {key}")))
+        iface.get_item(key)?.ok_or_else(|| {
+            PyValueError::new_err(format!("{name}: __array_interface__ has no {key}"))
+        })
     };
     let typestr: String = get("typestr")?.extract()?;
-    let native = if cfg!(target_endian = "little") { '<' } else { '>' };
+    let native = if cfg!(target_endian = "little") {
+        '<'
+    } else {
+        '>'
+    };
     let want = format!("{native}{kind}");
     if typestr != want {
         return Err(PyValueError::new_err(format!(
@@ -65,7 +69,9 @@ fn view(
         )));
     }
     if !get("strides")?.is_none() {
-        return Err(PyValueError::new_err(format!("{name} must be C-contiguous")));
+        return Err(PyValueError::new_err(format!(
+            "{name} must be C-contiguous"
+        )));
     }
     let (address, readonly): (usize, bool) = get("data")?.extract()?;
     if shape.iter().product::<usize>() > 0 && (address == 0 || address % align != 0) {
@@ -119,7 +125,9 @@ pub(super) fn late_pool(
         let dest = view(out, "out", "f4", 2, std::mem::align_of::<f32>())?;
         let (rows, dim) = (vecs.shape[0], vecs.shape[1]);
         if offs.shape[1] != 2 {
-            return Err(PyValueError::new_err("offsets must have shape (n_tokens, 2)"));
+            return Err(PyValueError::new_err(
+                "offsets must have shape (n_tokens, 2)",
+            ));
         }
         if dest.readonly || dest.shape != [chunks.len(), dim] {
             return Err(PyValueError::new_err(format!(
@@ -131,7 +139,9 @@ pub(super) fn late_pool(
         for (src, size) in [(&vecs, 4), (&offs, 8)] {
             let (s0, s1) = src.span(size);
             if d0 < s1 && s0 < d1 {
-                return Err(PyValueError::new_err("out must not share memory with the inputs"));
+                return Err(PyValueError::new_err(
+                    "out must not share memory with the inputs",
+                ));
             }
         }
         let spans: Vec<[i64; 2]> = chunks.iter().map(|&(s, e)| [s, e]).collect();
@@ -147,7 +157,9 @@ pub(super) fn late_pool(
                 &[]
             } else {
                 // `[i64; 2]` has the layout and alignment of two consecutive `i64`s
-                unsafe { std::slice::from_raw_parts(offs.address as *const [i64; 2], rows_of(&offs)) }
+                unsafe {
+                    std::slice::from_raw_parts(offs.address as *const [i64; 2], rows_of(&offs))
+                }
             };
             let out: &mut [f32] = if dest.len() == 0 {
                 &mut []

@@ -37,7 +37,10 @@ impl std::fmt::Display for LateError {
                 "token_embedder's offsets[{index}] = ({start}, {end}) is outside the text"
             ),
             LateError::ChunkOutside { index, start, end } => {
-                write!(f, "chunks[{index}] span ({start}, {end}) is outside the text")
+                write!(
+                    f,
+                    "chunks[{index}] span ({start}, {end}) is outside the text"
+                )
             }
             LateError::EmptyChunk { index, start, end } => {
                 write!(f, "chunks[{index}] span ({start}, {end}) holds no token")
@@ -115,13 +118,77 @@ pub fn late_pool(
         reach.push(hi_end);
     }
     let dim = m.dim;
-    let mut acc = vec![0.0f64; dim];
-    for (index, (&[cs, ce], row_out)) in chunks
-        .iter()
-        .zip(out.chunks_exact_mut(dim.max(1)))
-        .enumerate()
-    {
-        let lo = reach.partition_point(|&e| e <= cs);
+    if dim == 0 || chunks.is_empty() {
+        return Ok(());
+    }
+    let job = Pooling {
+        m,
+        toks: &toks,
+        reach: &reach,
+        normalize,
+    };
+    // Reading the token vectors is the cost (memory bandwidth once they outgrow the caches):
+    // large inputs pool groups of chunks on the batch pool's threads, small ones inline.
+    let rows_read: usize = chunks.len().saturating_add(toks.len());
+    let threads = if rows_read.saturating_mul(dim) >= PARALLEL_FROM {
+        crate::batch::threads(None).unwrap_or(1).min(chunks.len())
+    } else {
+        1
+    };
+    if threads <= 1 {
+        let mut acc = vec![0.0f64; dim];
+        for (index, (span, row_out)) in chunks.iter().zip(out.chunks_exact_mut(dim)).enumerate() {
+            job.pool_one(index, *span, &mut acc, row_out)?;
+        }
+        return Ok(());
+    }
+    let per = chunks.len().div_ceil(threads);
+    let groups: Vec<usize> = (0..chunks.len()).step_by(per).collect();
+    let pooled = crate::batch::par_map(&groups, None, |&first| {
+        let last = (first + per).min(chunks.len());
+        let mut acc = vec![0.0f64; dim];
+        let mut rows = vec![0.0f32; (last - first) * dim];
+        for ((index, span), row_out) in (first..last)
+            .zip(&chunks[first..last])
+            .zip(rows.chunks_exact_mut(dim))
+        {
+            job.pool_one(index, *span, &mut acc, row_out)?;
+        }
+        Ok(rows)
+    })
+    .map_err(|e| LateError::Shape(e.to_string()))?;
+    // groups in chunk order: the first error met is the one the serial loop would report
+    for (first, rows) in groups.iter().zip(pooled) {
+        let rows = rows?;
+        out[first * dim..first * dim + rows.len()].copy_from_slice(&rows);
+    }
+    Ok(())
+}
+
+/// Vector elements read (rows x dim) from which pooling is spread over threads.
+const PARALLEL_FROM: usize = 1 << 21;
+
+/// What pooling one chunk reads: the vectors, the kept tokens ordered by start (start, end,
+/// row) and the running maximum of their ends.
+struct Pooling<'a> {
+    m: &'a Matrix<'a>,
+    toks: &'a [(i64, i64, usize)],
+    reach: &'a [i64],
+    normalize: bool,
+}
+
+impl Pooling<'_> {
+    /// Writes chunk `index` (`[cs, ce)`) into `row_out`, summing into `acc` (f64, in token
+    /// order).
+    fn pool_one(
+        &self,
+        index: usize,
+        [cs, ce]: [i64; 2],
+        acc: &mut [f64],
+        row_out: &mut [f32],
+    ) -> Result<(), LateError> {
+        let (m, toks) = (self.m, self.toks);
+        let lo = self.reach.partition_point(|&e| e <= cs);
         let hi = toks.partition_point(|&(s, _, _)| s < ce);
         acc.iter_mut().for_each(|a| *a = 0.0);
         let mut count = 0usize;
@@ -152,15 +219,15 @@ pub fn late_pool(
         }
         let n = count as f64;
         let mut scale = 1.0 / n;
-        if normalize {
+        if self.normalize {
             let norm = acc.iter().map(|a| (a / n) * (a / n)).sum::<f64>().sqrt();
             scale /= norm;
         }
-        for (o, a) in row_out.iter_mut().zip(&acc) {
+        for (o, a) in row_out.iter_mut().zip(acc.iter()) {
             *o = (a * scale) as f32;
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// UTF-8 byte offsets of `text` as code-point offsets: a start inside a character maps to
@@ -202,6 +269,36 @@ mod tests {
     }
 
     #[test]
+    fn threaded_pooling_matches_the_serial_sums() {
+        // enough rows x dim to cross PARALLEL_FROM; every chunk's mean checked against
+        // a plain f64 sum, and the first failing chunk is still the one reported
+        let (rows, dim) = (4096usize, 640usize);
+        assert!(rows * dim >= PARALLEL_FROM);
+        let data: Vec<f32> = (0..rows * dim)
+            .map(|i| ((i * 37) % 101) as f32 - 50.0)
+            .collect();
+        let toks: Vec<[i64; 2]> = (0..rows as i64).map(|i| [i, i + 1]).collect();
+        let chunks: Vec<[i64; 2]> = (0..rows as i64)
+            .step_by(100)
+            .map(|s| [s, (s + 100).min(rows as i64)])
+            .collect();
+        let out = pool(&data, dim, &toks, &chunks, rows, false).unwrap();
+        for (k, &[cs, ce]) in chunks.iter().enumerate() {
+            for d in [0, dim / 2, dim - 1] {
+                let sum: f64 = (cs..ce)
+                    .map(|r| f64::from(data[r as usize * dim + d]))
+                    .sum();
+                assert_eq!(out[k * dim + d], (sum / (ce - cs) as f64) as f32);
+            }
+        }
+        let mut bad = chunks.clone();
+        bad[30] = [rows as i64, rows as i64];
+        bad[10] = [5, 5];
+        let e = pool(&data, dim, &toks, &bad, rows, false).unwrap_err();
+        assert_eq!(e.to_string(), "chunks[10] span (5, 5) holds no token");
+    }
+
+    #[test]
     fn special_tokens_are_left_out() {
         let data = [100.0, 100.0, 1.0, 0.0, 3.0, 0.0, 0.0, 5.0, -100.0, -100.0];
         let toks = [[0, 0], [0, 2], [3, 5], [6, 8], [0, 0]];
@@ -212,7 +309,15 @@ mod tests {
     #[test]
     fn straddling_token_counts_in_both() {
         let data = [1.0, 3.0, 5.0];
-        let out = pool(&data, 1, &[[0, 2], [2, 6], [6, 8]], &[[0, 4], [4, 8]], 8, false).unwrap();
+        let out = pool(
+            &data,
+            1,
+            &[[0, 2], [2, 6], [6, 8]],
+            &[[0, 4], [4, 8]],
+            8,
+            false,
+        )
+        .unwrap();
         assert_eq!(out, vec![2.0, 4.0]);
     }
 
@@ -253,7 +358,14 @@ mod tests {
     #[test]
     fn non_finite_vectors_are_named() {
         let data = [1.0, f32::NAN, 2.0];
-        let e = pool(&data, 1, &[[0, 1], [1, 2], [2, 3]], &[[0, 1], [1, 3]], 3, false);
+        let e = pool(
+            &data,
+            1,
+            &[[0, 1], [1, 2], [2, 3]],
+            &[[0, 1], [1, 3]],
+            3,
+            false,
+        );
         assert_eq!(e.unwrap_err(), LateError::NonFinite { row: 1 });
         // a vector in no chunk is not read
         let out = pool(&data, 1, &[[0, 1], [0, 0], [2, 3]], &[[0, 3]], 3, false).unwrap();

@@ -21,7 +21,7 @@ def late_pool(
 ) -> None:
     """Writes into ``out`` (``(len(chunks), dim)`` float32) the mean of the rows of
     ``vectors`` whose ``offsets`` (``(n, 2)`` int64) overlap each chunk span."""
-    rows, dim = vectors.shape
+    rows = vectors.shape[0]
     if offsets.shape[0] != rows:
         raise ValueError(f"token_embedder returned {rows} vectors for {offsets.shape[0]} offsets")
     for i, (cs, ce) in enumerate(chunks):
@@ -31,9 +31,8 @@ def late_pool(
     bad = ~((starts >= 0) & (starts <= ends) & (ends <= text_len))
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError(
-            f"token_embedder's offsets[{i}] = ({int(starts[i])}, {int(ends[i])}) is outside the text"
-        )
+        span = (int(starts[i]), int(ends[i]))
+        raise ValueError(f"token_embedder's offsets[{i}] = {span} is outside the text")
     kept = np.flatnonzero(ends > starts)
     kept = kept[np.argsort(starts[kept], kind="stable")]
     ks, ke = starts[kept], ends[kept]
