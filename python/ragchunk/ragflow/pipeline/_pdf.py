@@ -132,6 +132,15 @@ def finalize(
     normalises the boxes once more; ``normalise=False`` skips that pass)."""
     if not positions:
         return doc
+    fields = position_fields_of(positions, normalise)
+    if fields is not None:
+        doc.update(fields)
+    return doc
+
+
+def position_fields_of(positions: list[Box], normalise: bool) -> dict[str, list[Any]] | None:
+    """The indexed position fields :func:`finalize` adds for non-empty ``positions``, or
+    ``None`` when no box survives."""
 
     def rust(core: Any) -> dict[str, list[Any]] | None:
         try:
@@ -143,7 +152,4 @@ def finalize(
         position_int, pages, tops = out
         return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
-    fields = dispatch.run_exact(rust, lambda: _fields_pure(positions, normalise))
-    if fields is not None:
-        doc.update(fields)
-    return doc
+    return dispatch.run_exact(rust, lambda: _fields_pure(positions, normalise))
