@@ -442,8 +442,28 @@ mod tests {
     #[test]
     fn resumed_cap_split_equals_recounting() {
         const WORDS: [&str; 22] = [
-            "alpha", " beta", "。", ". ", "!", "？", " ", "  ", "\n", "\r\n", "'re", "'S", "12345",
-            "中文", "，", "é", "🎉", "\t", "x", "<|endoftext|>", "...", ";",
+            "alpha",
+            " beta",
+            "。",
+            ". ",
+            "!",
+            "？",
+            " ",
+            "  ",
+            "\n",
+            "\r\n",
+            "'re",
+            "'S",
+            "12345",
+            "中文",
+            "，",
+            "é",
+            "🎉",
+            "\t",
+            "x",
+            "<|endoftext|>",
+            "...",
+            ";",
         ];
         let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
         for round in 0..400 {
