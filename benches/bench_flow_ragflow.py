@@ -270,6 +270,28 @@ def run_ragflow(loop: asyncio.AbstractEventLoop, jobs: list[Job]) -> tuple[float
     return time.perf_counter() - t, out
 
 
+def profile(name: str, jobs: list[Job], top: int) -> None:
+    """cProfile of ragchunk's side of one workload (3 runs after a warm-up)."""
+    import cProfile
+    import io
+    import pstats
+
+    run_ours(jobs)
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(3):
+        run_ours(jobs)
+    prof.disable()
+    buf = io.StringIO()
+    stats = pstats.Stats(prof, stream=buf)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    print(f"## {name}: {total:.3f} s in 3 runs (profiled)")
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)  # type: ignore[attr-defined]
+    for (path, line, fn), (_, calls, own, cum, _) in rows[:top]:
+        where = f"{Path(path).name}:{line}({fn})" if line else fn
+        print(f"  {own / total:5.1%} own  {cum / total:5.1%} cum  {calls:>8} calls  {where}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ragflow-src", type=Path, default=None)
@@ -277,6 +299,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", help="run only workloads whose name contains this")
     ap.add_argument("--shared", type=Path, help="the shared data folder (default: ../shared)")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        help="no timing: cProfile ragchunk's side of each workload, print the top N by own time",
+    )
     args = ap.parse_args()
     src = args.ragflow_src or Path(os.environ.get("RAGFLOW_SRC") or DEFAULT_SRC)
     if not (src / "rag" / "flow" / "chunker" / "token_chunker.py").is_file():
@@ -299,6 +327,10 @@ def main() -> int:
     print(f"ragchunk backend: {dispatch.name()}; load average {os.getloadavg()[0]:.2f}")
     print(f"corpus: {label}, {mb:.2f} MB; rounds: {args.rounds}")
     print("(median of per-round ratios, interleaved, after a warm-up)")
+    if args.profile:
+        for name, jobs in workloads.items():
+            profile(name, jobs, args.profile)
+        return 0
     print("| workload | RAGFlow s | ragchunk s | RAGFlow / ragchunk |")
     print("|---|---:|---:|---:|")
     loop = asyncio.new_event_loop()
