@@ -96,10 +96,11 @@ _GROUP_REFS = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?<|\(\?\(")
 
 @lru_cache(maxsize=256)
 def _family_matcher(family: tuple[Any, ...]) -> Callable[[str], object]:
-    """A test (truthy or not) that some pattern of ``family`` ``re.match``es a line. One alternation tests them
-    all at once (a match at position 0 of ``(?:a)|(?:b)`` is a match of ``a`` or of ``b``);
-    families with a pattern whose meaning depends on group numbers or names, or that does not
-    compile on its own, are tested pattern by pattern, compiling lazily as before."""
+    """A test, truthy or not, that some pattern of ``family`` ``re.match``es a line. One
+    alternation tests them all at once (a match at position 0 of ``(?:a)|(?:b)`` is a match
+    of ``a`` or of ``b``); a family with a pattern whose meaning depends on group numbers or
+    names, or that does not compile on its own, is tested pattern by pattern, each compiled
+    when first reached."""
     if family and all(isinstance(p, str) and not _GROUP_REFS.search(p) for p in family):
         try:
             for p in family:
