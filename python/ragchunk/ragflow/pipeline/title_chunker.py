@@ -109,7 +109,7 @@ def _family_matcher(family: tuple[Any, ...]) -> Callable[[str], object]:
         except re.error:
             pass
         else:
-            return combined.match  # type: ignore[return-value]  # a Match is truthy
+            return combined.match  # a Match is truthy
     return lambda s: any(_compiled(p).match(s) for p in family)
 
 
