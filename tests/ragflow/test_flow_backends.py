@@ -102,6 +102,53 @@ def test_cap_split_agrees(text: str, cap: int) -> None:
     assert "".join(p) == text
 
 
+sentences = st.lists(
+    st.tuples(
+        st.text(alphabet="ab xyz中文字😀'\n\t1", min_size=1, max_size=30),
+        st.sampled_from(["。", ". ", "！", "？", "\n", ";"]),
+    ).map("".join),
+    min_size=2,
+    max_size=40,
+).map("".join)
+
+
+@pytest.mark.single_backend
+@settings(max_examples=100, deadline=None)
+@given(text=sentences, cap=st.integers(4, 80))
+def test_cap_split_agrees_on_many_sentences(text: str, cap: int) -> None:
+    """Long texts of many sentences: the Rust re-split counts candidates incrementally."""
+    r, p = _both(lambda: ragchunk.ragflow.pipeline._kernels.cap_split(text, cap))
+    assert r == p
+    assert "".join(p) == text
+    assert all(pure.count(piece) <= cap for piece in p if len(piece) > 1)
+
+
+@pytest.mark.single_backend
+@given(batch=st.lists(texts, max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_count_many_is_count_of_each(batch: list[str]) -> None:
+    kernels = ragchunk.ragflow.pipeline._kernels
+    r, p = _both(lambda: kernels.count_many(batch))
+    assert r == p == [kernels.count(t) for t in batch]
+
+
+def test_children_get_position_lists_of_their_own() -> None:
+    """Children of one chunk carry equal position fields, but not shared lists."""
+    item = {"page_number": 1, "x0": 1, "x1": 9, "top": 2, "bottom": 4}
+    upstream = {
+        "name": "a.pdf",
+        "output_format": "json",
+        "json": [{"text": "One.\nTwo.\nThree.", **item}],
+    }
+    chunks = TokenChunker({"children_delimiters": ["\n"]}).invoke(upstream)["chunks"]
+    assert [c["text"] for c in chunks] == ["One.", "Two.", "Three."]
+    assert all(c["position_int"] == [(1, 1, 9, 2, 4)] for c in chunks)
+    chunks[0]["position_int"].append((9, 9, 9, 9, 9))
+    chunks[0]["page_num_int"].clear()
+    assert chunks[1]["position_int"] == [(1, 1, 9, 2, 4)]
+    assert chunks[2]["page_num_int"] == [1]
+
+
 def _items(draw_texts: list[str], kinds: list[str]) -> list[dict[str, Any]]:
     out = []
     for i, (t, k) in enumerate(zip(draw_texts, kinds, strict=False)):

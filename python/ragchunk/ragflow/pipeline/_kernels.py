@@ -13,14 +13,19 @@ from typing import Any
 
 from ..._pure.ragflow import flow as _pure
 from ...core import dispatch
-from ..tokens import num_tokens_from_string
+from ..tokens import _RAGFLOW_CL100K, num_tokens_from_string
 
-__all__ = ["cap_split", "count", "merge_run", "split_on_tokens", "take_sentences"]
+__all__ = ["cap_split", "count", "count_many", "merge_run", "split_on_tokens", "take_sentences"]
 
 
 def count(text: str) -> int:
     """RAGFlow's ``num_tokens_from_string`` on the active backend."""
     return num_tokens_from_string(text)
+
+
+def count_many(texts: Sequence[str]) -> list[int]:
+    """:func:`count` of each of ``texts`` (strings), in one call on one thread."""
+    return _RAGFLOW_CL100K.batch(texts, workers=1)
 
 
 def split_on_tokens(text: str, tokens: Sequence[str]) -> list[tuple[str, int, int]]:

@@ -49,16 +49,22 @@ def _raw_positions(item: Mapping[str, Any]) -> list[Any]:
     position_int = item.get("position_int")
     if isinstance(position_int, list):
         return [list(p) for p in position_int if isinstance(p, (list, tuple)) and len(p) >= 5]
-    if item.get("page_number") is not None and all(
-        item.get(k) is not None for k in ("x0", "x1", "top", "bottom")
-    ):
-        return [[item["page_number"], item["x0"], item["x1"], item["top"], item["bottom"]]]
-    return []
+    get = item.get
+    page, x0, x1, top, bottom = (
+        get("page_number"),
+        get("x0"),
+        get("x1"),
+        get("top"),
+        get("bottom"),
+    )
+    if page is None or x0 is None or x1 is None or top is None or bottom is None:
+        return []
+    return [[item["page_number"], item["x0"], item["x1"], item["top"], item["bottom"]]]
 
 
 def extract_pdf_positions(item: object) -> list[Box]:
     """The normalised boxes of one item (RAGFlow's ``extract_pdf_positions``)."""
-    if not isinstance(item, Mapping):
+    if type(item) is not dict and not isinstance(item, Mapping):
         return []
     positions = _raw_positions(item)
     ref = item.get("page_number")
@@ -132,6 +138,15 @@ def finalize(
     normalises the boxes once more; ``normalise=False`` skips that pass)."""
     if not positions:
         return doc
+    fields = position_fields_of(positions, normalise)
+    if fields is not None:
+        doc.update(fields)
+    return doc
+
+
+def position_fields_of(positions: list[Box], normalise: bool) -> dict[str, list[Any]] | None:
+    """The indexed position fields :func:`finalize` adds for non-empty ``positions``, or
+    ``None`` when no box survives."""
 
     def rust(core: Any) -> dict[str, list[Any]] | None:
         try:
@@ -143,7 +158,4 @@ def finalize(
         position_int, pages, tops = out
         return {"position_int": position_int, "page_num_int": pages, "top_int": tops}
 
-    fields = dispatch.run_exact(rust, lambda: _fields_pure(positions, normalise))
-    if fields is not None:
-        doc.update(fields)
-    return doc
+    return dispatch.run_exact(rust, lambda: _fields_pure(positions, normalise))

@@ -115,7 +115,7 @@ def _check(loc: str, kind: str, value: object) -> list[str]:
     return [
         _err(f"{loc}.{i}", "Input should be a valid dictionary", "dict_type", v)
         for i, v in enumerate(value)
-        if not isinstance(v, Mapping)
+        if type(v) is not dict and not isinstance(v, Mapping)
     ]
 
 

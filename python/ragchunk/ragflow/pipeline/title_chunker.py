@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -29,6 +29,8 @@ _NOT_BULLET = [
     re.compile(p)
     for p in (r"0", r"[0-9]+ +[0-9~个只-]", r"[0-9]+\.{2,}", r"[0-9]+(\.[0-9]+){2,}[的中]")
 ]
+# One alternation: it matches at position 0 exactly when one of the patterns does.
+_NOT_BULLET_ANY = re.compile("|".join(f"(?:{p.pattern})" for p in _NOT_BULLET))
 _LAYOUT = re.compile(r"(section|title|head)", re.I)
 
 
@@ -43,7 +45,7 @@ def not_bullet(line: str) -> bool:
     >>> not_bullet("0 items"), not_bullet("1. Intro")
     (True, False)
     """
-    return any(p.match(line) for p in _NOT_BULLET)
+    return _NOT_BULLET_ANY.match(line) is not None
 
 
 def not_title(txt: str) -> bool:
@@ -92,10 +94,13 @@ def _matches(pattern: str, line: str) -> bool:
 _GROUP_REFS = re.compile(r"\\[1-9]|\(\?P[=<]|\(\?<|\(\?\(")
 
 
-def _family_hits(family: list[Any], lines: list[str]) -> int:
-    """Lines that some pattern of ``family`` ``re.match``es. One alternation tests them all at
-    once (a match at position 0 of ``(?:a)|(?:b)`` is a match of ``a`` or of ``b``); patterns
-    whose meaning depends on group numbers or names are tested one by one."""
+@lru_cache(maxsize=256)
+def _family_matcher(family: tuple[Any, ...]) -> Callable[[str], object]:
+    """A test, truthy or not, that some pattern of ``family`` ``re.match``es a line. One
+    alternation tests them all at once (a match at position 0 of ``(?:a)|(?:b)`` is a match
+    of ``a`` or of ``b``); a family with a pattern whose meaning depends on group numbers or
+    names, or that does not compile on its own, is tested pattern by pattern, each compiled
+    when first reached."""
     if family and all(isinstance(p, str) and not _GROUP_REFS.search(p) for p in family):
         try:
             for p in family:
@@ -104,17 +109,30 @@ def _family_hits(family: list[Any], lines: list[str]) -> int:
         except re.error:
             pass
         else:
-            return sum(1 for s in lines if combined.match(s))
-    return sum(1 for s in lines if any(_compiled(p).match(s) for p in family))
+            return combined.match  # a Match is truthy
+    return lambda s: any(_compiled(p).match(s) for p in family)
 
 
-def _select_family(lines: list[str], levels: Any) -> list[str]:
+def _family_test(family: Sequence[Any]) -> Callable[[str], object]:
+    try:
+        return _family_matcher(tuple(family))
+    except TypeError:  # an unhashable pattern: fails when it is reached, as before
+        return lambda s: any(_compiled(p).match(s) for p in family)
+
+
+def _family_hits(family: list[Any], lines: list[str]) -> int:
+    """Lines that some pattern of ``family`` ``re.match``es."""
+    hit = _family_test(family)
+    return sum(1 for s in lines if hit(s))
+
+
+def _select_family(candidates: list[str], levels: Any) -> list[str]:
+    """The family with the most title lines among ``candidates`` (stripped, non-empty lines
+    that ``not_bullet`` accepts: a line it rejects never counts)."""
     if not levels:
         return []
     raw = [list(f) for f in levels]
-    # ``not_bullet`` is part of every match test; a line it rejects never counts.
-    candidates = [s for s in (line.strip() for line in lines) if s and not not_bullet(s)]
-    hits = [sum(1 for s in candidates if any(_compiled(p).match(s) for p in fam)) for fam in raw]
+    hits = [len(list(filter(None, map(_family_test(fam), candidates)))) for fam in raw]
     best, selected = 0, -1
     for i, h in enumerate(hits):
         if h > best:
@@ -125,21 +143,28 @@ def _select_family(lines: list[str], levels: Any) -> list[str]:
 
 
 def _levels(records: list[dict[str, Any]], levels_param: Any) -> tuple[list[int], int | None]:
-    family = _select_family([r["text"] for r in records], levels_param)
+    stripped = [r["text"].strip() for r in records]
+    bullet = _NOT_BULLET_ANY.match
+    plain = [bool(s) and bullet(s) is None for s in stripped]  # non-empty, not a fake bullet
+    family = _select_family([s for s, ok in zip(stripped, plain, strict=True) if ok], levels_param)
     compiled = [_compiled(p) for p in family] if family else []
+    any_title = _family_test(family) if family else None
     fallback = len(family) + 1
     levels: list[int] = []
-    for r in records:
+    for r, s, ok in zip(records, stripped, plain, strict=True):
         if r["kind"] != "text":
             levels.append(BODY_LEVEL)
             continue
-        stripped = r["text"].strip()
         level = None
-        if compiled and not not_bullet(stripped):
-            level = next((k for k, p in enumerate(compiled, 1) if p.match(stripped)), None)
+        # ``not_bullet("")`` is false: an empty line is tested against the patterns too.
+        if any_title is not None and (ok or not s) and any_title(s):
+            level = next((k for k, p in enumerate(compiled, 1) if p.match(s)), None)
         if level is None:
-            head = r["text"].split("@")[0].strip()
-            level = fallback if _LAYOUT.search(r["layout"]) and not not_title(head) else BODY_LEVEL
+            layout = r["layout"]
+            if layout and _LAYOUT.search(layout) and not not_title(r["text"].split("@")[0].strip()):
+                level = fallback
+            else:
+                level = BODY_LEVEL
         levels.append(level)
     most = next((lv for lv, _ in Counter(levels).most_common() if lv < BODY_LEVEL), None)
     return levels, most
@@ -302,6 +327,11 @@ class TitleChunker(Component):
         cap = self.params.chunk_token_cap
         groups: list[list[dict[str, Any]]] = []
         sid, total, last_sid = 0, 0, -2
+        counted = iter(
+            _kernels.count_many(
+                [r["text"] for r in records if r["kind"] == "text" and r["text"].strip()]
+            )
+        )
         for i, (rec, level) in enumerate(zip(records, levels, strict=True)):
             if target is not None and level <= target and i > 0:
                 sid += 1
@@ -311,7 +341,7 @@ class TitleChunker(Component):
                 continue
             if not rec["text"].strip():
                 continue
-            n = _kernels.count(rec["text"])
+            n = next(counted)
             join = (
                 groups
                 and groups[-1][0]["kind"] == "text"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +11,7 @@ from ..merge import naive_merge, naive_merge_offsets
 from ..positions import remove_tag
 from . import _kernels
 from ._params import Component, TokenParams, normalize_overlapped_percent
-from ._pdf import Box, extract_pdf_positions, finalize
+from ._pdf import Box, extract_pdf_positions, position_fields_of
 from ._upstream import UpstreamError, validate_upstream
 
 __all__ = ["TokenChunker", "token_chunker"]
@@ -33,6 +34,11 @@ def _item_text(item: Mapping[str, Any]) -> str:
     if not isinstance(text, str):
         text = item.get("content_with_weight")
     return text if isinstance(text, str) else ""
+
+
+def _untag(text: str) -> str:
+    """``remove_tag`` of a str, which leaves text without ``@@`` as it is."""
+    return remove_tag(text) if "@@" in text else text
 
 
 def _drop_newline(text: str) -> str:
@@ -244,11 +250,13 @@ class TokenChunker(Component):
             if kind not in ("table", "image"):
                 if not text.strip():
                     continue
-                work.append(_Chunk("text", text, positions, _kernels.count(text)))
+                work.append(_Chunk("text", text, positions, 0))
                 continue
-            c = _Chunk(kind, text, positions, _kernels.count(text))
+            c = _Chunk(kind, text, positions, 0)
             c.img_id = item.get("img_id")
             work.append(c)
+        for c, n in zip(work, _kernels.count_many([c.text for c in work]), strict=True):
+            c.tokens = n
 
         if self._tokens:
             chunks = self._split_runs(work)
@@ -269,20 +277,31 @@ class TokenChunker(Component):
         def flush() -> None:
             if not run:
                 return
-            ranges: list[tuple[int, int]] = []
+            # Item k covers [starts[k], ends[k]) of the joined text; both strictly increase
+            # (items are non-empty and joined by "\n"), so the items a piece overlaps are a
+            # contiguous run from the first one ending after the piece's start.
+            starts: list[int] = []
+            ends: list[int] = []
             offset = 0
             for c in run:
-                ranges.append((offset, offset + len(c.text)))
-                offset += len(c.text) + 1
+                starts.append(offset)
+                offset += len(c.text)
+                ends.append(offset)
+                offset += 1
             combined = "\n".join(c.text for c in run)
+            pieces: list[_Chunk] = []
             for text, start, end in _kernels.split_on_tokens(combined, self._tokens):
                 if not text.strip():
                     continue
                 positions: list[Box] = []
-                for (istart, iend), c in zip(ranges, run, strict=True):
-                    if start < iend and istart < end:
-                        positions.extend(c.positions)
-                out.append(_Chunk("text", text, positions, _kernels.count(text)))
+                k = bisect_right(ends, start)
+                while k < len(run) and starts[k] < end:
+                    positions.extend(run[k].positions)
+                    k += 1
+                pieces.append(_Chunk("text", text, positions, 0))
+            for piece, n in zip(pieces, _kernels.count_many([c.text for c in pieces]), strict=True):
+                piece.tokens = n
+            out.extend(pieces)
             run.clear()
 
         for c in work:
@@ -332,11 +351,12 @@ class TokenChunker(Component):
                 # its position tags are removed (a chunk that starts with a tag followed by
                 # a children delimiter gives no empty child), although the final check of
                 # other chunks looks at the text with its tags.
-                if not remove_tag(text).strip():
+                if not _untag(text).strip():
                     continue
-                child = c.copy()
-                child.mom = mom
-                child.text = text
+                # The children share their parent's boxes (read-only from here on), so
+                # _finalize converts them once.
+                child = _Chunk(c.kind, text, c.positions, c.tokens)
+                child.img_id, child.mom, child.above, child.below = c.img_id, mom, c.above, c.below
                 out.append(child)
         return out
 
@@ -377,17 +397,28 @@ class TokenChunker(Component):
 
     def _finalize(self, chunks: list[_Chunk]) -> list[dict[str, Any]]:
         docs: list[dict[str, Any]] = []
+        normalise = not self.single_page_normalisation
+        # Indexed fields per boxes list (children share their parent's list); each chunk gets
+        # lists of its own.
+        fields_of: dict[int, dict[str, list[Any]] | None] = {}
         for c in chunks:
             raw = c.above + c.text + c.below
             if not raw.strip():
                 continue
-            pieces = [remove_tag(raw)]
+            pieces = [_untag(raw)]
             if self.max_tokens is not None and c.kind == "text":
                 pieces = _flow_cap(pieces[0], self.max_tokens)
             for k, text in enumerate(pieces):
                 doc: dict[str, Any] = {"text": text, "doc_type_kwd": c.kind}
                 if c.positions and k == 0:
-                    finalize(doc, c.positions, normalise=not self.single_page_normalisation)
+                    key = id(c.positions)
+                    if key in fields_of:
+                        fields = fields_of[key]
+                    else:
+                        fields = fields_of[key] = position_fields_of(c.positions, normalise)
+                    if fields is not None:
+                        for name, values in fields.items():
+                            doc[name] = list(values)
                 if c.mom:
                     doc["mom"] = c.mom
                 if c.img_id:
