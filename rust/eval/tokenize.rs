@@ -63,60 +63,190 @@ pub fn is_cjk_unit(c: char) -> bool {
         | 0x20000..=0x2FFFF | 0x30000..=0x3FFFF)
 }
 
-/// Calls `f` with every token of `text`, in order, without allocating per token (`scratch`
-/// holds a lowercased word).
+/// The class of every byte: an ASCII separator, an ASCII lowercase letter or digit, an ASCII
+/// uppercase letter, or a byte of a multi-byte character (classified by [`is_separator`]).
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const WIDE: u8 = 3;
+
+static CLASS: [u8; 256] = {
+    let mut t = [WIDE; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_uppercase() {
+            UPPER
+        } else if c.is_ascii_alphanumeric() {
+            LOWER
+        } else {
+            SEP
+        };
+        b += 1;
+    }
+    t
+};
+
+/// The longest stop word, in bytes (stop words are packed into a `u64`).
+const STOP_MAX: usize = 8;
+
+/// `word` (at most [`STOP_MAX`] bytes) as a big-endian integer, zero-padded: integers compare
+/// like the words, so the packed stop words stay sorted.
+const fn pack(word: &[u8]) -> u64 {
+    let mut key = 0u64;
+    let mut i = 0;
+    while i < STOP_MAX {
+        key <<= 8;
+        if i < word.len() {
+            key |= word[i] as u64;
+        }
+        i += 1;
+    }
+    key
+}
+
+/// [`STOP_WORDS`] packed by [`pack`], in the same (sorted) order.
+static STOP_KEYS: [u64; STOP_WORDS.len()] = {
+    let mut keys = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        assert!(STOP_WORDS[i].len() <= STOP_MAX && !STOP_WORDS[i].is_empty());
+        keys[i] = pack(STOP_WORDS[i].as_bytes());
+        i += 1;
+    }
+    keys
+};
+
+/// Per word length: a bit for every first letter (`a` = bit 0) some stop word of that length
+/// starts with, so that most words are told apart without a search.
+static STOP_FIRST: [u32; STOP_MAX + 1] = {
+    let mut masks = [0u32; STOP_MAX + 1];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        let w = STOP_WORDS[i].as_bytes();
+        assert!(w[0].is_ascii_lowercase());
+        masks[w.len()] |= 1 << (w[0] - b'a');
+        i += 1;
+    }
+    masks
+};
+
+/// Whether `word` (lowercased) is one of [`STOP_WORDS`].
+#[inline]
+pub fn is_stop_word(word: &str) -> bool {
+    let w = word.as_bytes();
+    if w.is_empty() || w.len() > STOP_MAX {
+        return false;
+    }
+    let first = w[0].wrapping_sub(b'a');
+    if first >= 26 || STOP_FIRST[w.len()] & (1 << first) == 0 {
+        return false;
+    }
+    STOP_KEYS.binary_search(&pack(w)).is_ok()
+}
+
+/// The character starting at byte `i` of `text` (a character boundary) and its length.
+#[inline]
+fn char_at(text: &str, i: usize) -> (char, usize) {
+    let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+    (c, c.len_utf8())
+}
+
+/// Calls `f` with every token of `text`, in order, without allocating per token (a scratch
+/// string holds a lowercased word).
 pub fn for_each_token(text: &str, kind: Kind, mut f: impl FnMut(&str)) {
     let mut scratch = String::new();
-    let mut emit = |word: &str| emit_word(word, kind, &mut scratch, &mut f);
     let bytes = text.as_bytes();
-    let mut start: Option<usize> = None;
+    let n = bytes.len();
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (sep, len) = if b < 0x80 {
-            (!b.is_ascii_alphanumeric(), 1)
-        } else {
-            let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
-            (is_separator(c), c.len_utf8())
-        };
-        if sep {
-            if let Some(s) = start.take() {
-                emit(&text[s..i]);
+    while i < n {
+        // Skip separators.
+        match CLASS[bytes[i] as usize] {
+            SEP => {
+                i += 1;
+                continue;
             }
-        } else if start.is_none() {
-            start = Some(i);
+            WIDE => {
+                let (c, len) = char_at(text, i);
+                if is_separator(c) {
+                    i += len;
+                    continue;
+                }
+            }
+            _ => {}
         }
-        i += len;
-    }
-    if let Some(s) = start {
-        emit(&text[s..]);
+        // A word: a maximal run of non-separators.
+        let start = i;
+        let mut upper = false;
+        let mut wide = false;
+        while i < n {
+            match CLASS[bytes[i] as usize] {
+                LOWER => i += 1,
+                UPPER => {
+                    upper = true;
+                    i += 1;
+                }
+                SEP => break,
+                _ => {
+                    let (c, len) = char_at(text, i);
+                    if is_separator(c) {
+                        break;
+                    }
+                    wide = true;
+                    i += len;
+                }
+            }
+        }
+        emit_word(&text[start..i], upper, wide, kind, &mut scratch, &mut f);
     }
 }
 
-fn emit_word(word: &str, kind: Kind, scratch: &mut String, f: &mut impl FnMut(&str)) {
+/// Lowercases `word` into `out` exactly as `str::to_lowercase` does (which also maps a final
+/// capital sigma to `ς`; such words take that path itself).
+fn lowercase_into(word: &str, out: &mut String) {
+    out.clear();
+    if word.contains('\u{03A3}') {
+        out.push_str(&word.to_lowercase());
+    } else {
+        for c in word.chars() {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Hands the tokens of one word (`upper`: it has an ASCII capital; `wide`: a non-ASCII
+/// character) to `f`.
+#[inline]
+fn emit_word(
+    word: &str,
+    upper: bool,
+    wide: bool,
+    kind: Kind,
+    scratch: &mut String,
+    f: &mut impl FnMut(&str),
+) {
     if kind == Kind::Whitespace {
         f(word);
         return;
     }
-    let lower: &str = if word.bytes().all(|b| !b.is_ascii_uppercase() && b < 0x80) {
-        word
-    } else {
-        scratch.clear();
-        if word.is_ascii() {
-            scratch.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
-        } else {
-            scratch.push_str(&word.to_lowercase());
-        }
+    let lower: &str = if wide {
+        lowercase_into(word, scratch);
         scratch.as_str()
+    } else if upper {
+        scratch.clear();
+        scratch.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+        scratch.as_str()
+    } else {
+        word
     };
     match kind {
         Kind::English => {
-            if STOP_WORDS.binary_search(&lower).is_err() {
+            if !is_stop_word(lower) {
                 f(lower);
             }
         }
         Kind::Cjk => {
-            if lower.is_ascii() {
+            if !wide || lower.is_ascii() {
                 f(lower);
                 return;
             }
@@ -153,6 +283,51 @@ mod tests {
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOP_KEYS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn packed_stop_words_match_the_list() {
+        for w in STOP_WORDS {
+            assert!(is_stop_word(w), "{w}");
+            for extra in ["s", "x", "\u{e9}"] {
+                let longer = format!("{w}{extra}");
+                assert_eq!(is_stop_word(&longer), STOP_WORDS.contains(&longer.as_str()));
+            }
+            assert_eq!(is_stop_word(&w[1..]), STOP_WORDS.contains(&&w[1..]));
+        }
+        for w in ["", "themselves", "zz", "A", "The", "1", "\u{e0}"] {
+            assert!(!is_stop_word(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn lowercasing_follows_str_to_lowercase() {
+        for w in [
+            "\u{c4}RGER",
+            "\u{3a3}\u{391}\u{3a3}",
+            "\u{130}STANBUL",
+            "\u{212a}ELVIN",
+            "ABC\u{df}",
+        ] {
+            let mut out = String::new();
+            lowercase_into(w, &mut out);
+            assert_eq!(out, w.to_lowercase());
+        }
+        // A Kelvin sign lowercases to ASCII `k`.
+        assert_eq!(tokenize("\u{212a}m", Kind::Cjk), ["km"]);
+    }
+
+    #[test]
+    fn words_split_at_wide_separators_and_mixed_scripts() {
+        assert_eq!(
+            tokenize(
+                "caf\u{e9}\u{2014}Na\u{ef}ve\u{3001}x\u{ff0c}Y",
+                Kind::English
+            ),
+            ["caf\u{e9}", "na\u{ef}ve", "x", "y"]
+        );
+        assert_eq!(tokenize("\u{feff}The\u{a0}end", Kind::English), ["end"]);
     }
 
     #[test]
