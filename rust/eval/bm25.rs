@@ -17,7 +17,7 @@
 //! into a score per document, and the sums are those of the formula, bit for bit. The postings
 //! are flat arrays (one run per term, documents ascending).
 
-use super::tokenize::{for_each_token, Kind};
+use super::tokenize::{for_each_token_hashed, hash_bytes, Kind};
 use super::vocab::Vocab;
 use crate::batch::{self, BatchError};
 
@@ -37,8 +37,9 @@ struct Part {
 }
 
 impl Part {
-    /// Adds one document; `tokens` calls its argument with every token.
-    fn add(&mut self, tokens: impl FnOnce(&mut dyn FnMut(&str))) {
+    /// Adds one document; `tokens` calls its argument with every token and its
+    /// [`hash_bytes`].
+    fn add(&mut self, tokens: impl FnOnce(&mut dyn FnMut(&str, u64))) {
         let doc = self.ends.len() as u32;
         let mut len = 0u32;
         let Part {
@@ -48,9 +49,9 @@ impl Part {
             slot,
             ..
         } = self;
-        tokens(&mut |tok: &str| {
+        tokens(&mut |tok: &str, h: u64| {
             len += 1;
-            let id = vocab.get_or_insert(tok) as usize;
+            let id = vocab.get_or_insert_hashed(tok, h) as usize;
             if id == seen_in.len() {
                 seen_in.push(u32::MAX);
                 slot.push(0);
@@ -143,7 +144,7 @@ impl Index {
     pub fn new<S: AsRef<str>>(docs: &[Vec<S>], params: Params) -> Index {
         let mut part = Part::default();
         for doc in docs {
-            part.add(|f| doc.iter().for_each(|t| f(t.as_ref())));
+            part.add(|f| hashed(doc, f));
         }
         Index::from_parts(vec![part], params)
     }
@@ -182,7 +183,7 @@ impl Index {
                 ..Part::default()
             };
             for d in docs {
-                part.add(|f| for_each_token(d.as_ref(), kind, f));
+                part.add(|f| for_each_token_hashed(d.as_ref(), kind, f));
             }
             part
         };
@@ -331,14 +332,14 @@ impl Index {
     /// `(document, score)`, best first, equal scores in document order.
     pub fn top_k_with(
         &self,
-        tokens: impl FnOnce(&mut dyn FnMut(&str)),
+        tokens: impl FnOnce(&mut dyn FnMut(&str, u64)),
         k: usize,
         scratch: &mut Scratch,
     ) -> Vec<(u32, f64)> {
         let mut terms = std::mem::take(&mut scratch.terms);
         terms.clear();
-        tokens(&mut |tok: &str| {
-            if let Some(t) = self.vocab.get(tok) {
+        tokens(&mut |tok: &str, h: u64| {
+            if let Some(t) = self.vocab.get_hashed(tok, h) {
                 terms.push(t);
             }
         });
@@ -385,7 +386,9 @@ impl Index {
             for &d in touched.iter() {
                 let c = (d, score[d as usize]);
                 if best.len() == k {
-                    if cmp(&c, &best[k - 1]).is_ge() {
+                    // Scores are never NaN, so `<` is the order `cmp` sorts by.
+                    let last = best[k - 1];
+                    if c.1 < last.1 || cmp(&c, &last).is_ge() {
                         continue;
                     }
                     best.pop();
@@ -425,11 +428,7 @@ impl Index {
     /// document order.
     pub fn top_k<S: AsRef<str>>(&self, query: &[S], k: usize) -> Vec<(u32, f64)> {
         let mut scratch = Scratch::new(self);
-        self.top_k_with(
-            |f| query.iter().for_each(|t| f(t.as_ref())),
-            k,
-            &mut scratch,
-        )
+        self.top_k_with(|f| hashed(query, f), k, &mut scratch)
     }
 
     /// [`Index::top_k`] of every tokenized query, in parallel for many.
@@ -439,7 +438,7 @@ impl Index {
         k: usize,
     ) -> Result<Vec<Vec<(u32, f64)>>, BatchError> {
         self.map_queries(queries, |q, scratch| {
-            self.top_k_with(|f| q.iter().for_each(|t| f(t.as_ref())), k, scratch)
+            self.top_k_with(|f| hashed(q, f), k, scratch)
         })
     }
 
@@ -451,7 +450,7 @@ impl Index {
         k: usize,
     ) -> Result<Vec<Vec<(u32, f64)>>, BatchError> {
         self.map_queries(queries, |q, scratch| {
-            self.top_k_with(|f| for_each_token(q.as_ref(), kind, f), k, scratch)
+            self.top_k_with(|f| for_each_token_hashed(q.as_ref(), kind, f), k, scratch)
         })
     }
 
@@ -472,6 +471,14 @@ impl Index {
             group.iter().map(|q| f(q, &mut scratch)).collect::<Vec<R>>()
         })?;
         Ok(done.into_iter().flatten().collect())
+    }
+}
+
+/// Calls `f` with every token of `tokens` and its [`hash_bytes`].
+fn hashed<S: AsRef<str>>(tokens: &[S], f: &mut dyn FnMut(&str, u64)) {
+    for t in tokens {
+        let t = t.as_ref();
+        f(t, hash_bytes(t.as_bytes()));
     }
 }
 

@@ -68,7 +68,7 @@ pub fn is_cjk_unit(c: char) -> bool {
 const SEP: u8 = 0;
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
-const WIDE: u8 = 3;
+const WIDE: u8 = 4;
 
 static CLASS: [u8; 256] = {
     let mut t = [WIDE; 256];
@@ -87,31 +87,36 @@ static CLASS: [u8; 256] = {
     t
 };
 
-/// The longest stop word, in bytes (stop words are packed into a `u64`).
-const STOP_MAX: usize = 8;
+/// The longest stop word, in bytes: shorter words fit in a `u64` with a zero byte to spare.
+const STOP_MAX: usize = 7;
 
-/// `word` (at most [`STOP_MAX`] bytes) as a big-endian integer, zero-padded: integers compare
-/// like the words, so the packed stop words stay sorted.
+/// `word` (at most 8 bytes) as a little-endian integer, zero-padded: the form
+/// [`for_each_token_hashed`] accumulates a word in.
 const fn pack(word: &[u8]) -> u64 {
     let mut key = 0u64;
     let mut i = 0;
-    while i < STOP_MAX {
-        key <<= 8;
-        if i < word.len() {
-            key |= word[i] as u64;
-        }
+    while i < word.len() {
+        key |= (word[i] as u64) << (8 * i);
         i += 1;
     }
     key
 }
 
-/// [`STOP_WORDS`] packed by [`pack`], in the same (sorted) order.
+/// [`STOP_WORDS`] packed by [`pack`], sorted as integers.
 static STOP_KEYS: [u64; STOP_WORDS.len()] = {
     let mut keys = [0u64; STOP_WORDS.len()];
     let mut i = 0;
     while i < STOP_WORDS.len() {
         assert!(STOP_WORDS[i].len() <= STOP_MAX && !STOP_WORDS[i].is_empty());
         keys[i] = pack(STOP_WORDS[i].as_bytes());
+        // Insertion sort.
+        let mut j = i;
+        while j > 0 && keys[j - 1] > keys[j] {
+            let t = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = t;
+            j -= 1;
+        }
         i += 1;
     }
     keys
@@ -131,18 +136,52 @@ static STOP_FIRST: [u32; STOP_MAX + 1] = {
     masks
 };
 
+/// Whether the word of `len` bytes packed in `key` ([`pack`]) is a stop word.
+#[inline]
+fn is_stop_key(key: u64, len: usize) -> bool {
+    if len == 0 || len > STOP_MAX {
+        return false;
+    }
+    let first = (key as u8).wrapping_sub(b'a');
+    if first >= 26 || STOP_FIRST[len] & (1 << first) == 0 {
+        return false;
+    }
+    STOP_KEYS.binary_search(&key).is_ok()
+}
+
 /// Whether `word` (lowercased) is one of [`STOP_WORDS`].
 #[inline]
 pub fn is_stop_word(word: &str) -> bool {
     let w = word.as_bytes();
-    if w.is_empty() || w.len() > STOP_MAX {
-        return false;
+    w.len() <= STOP_MAX && is_stop_key(pack(w), w.len())
+}
+
+/// The multiplier of [`hash_bytes`] (rustc-hash's).
+const K: u64 = 0xf135_7aea_2e62_a9c5;
+
+#[inline(always)]
+fn mix(h: u64, word: u64) -> u64 {
+    (h.rotate_left(5) ^ word).wrapping_mul(K)
+}
+
+#[inline(always)]
+fn finish(h: u64, len: usize) -> u64 {
+    let h = (h ^ len as u64).wrapping_mul(K);
+    h ^ (h >> 29)
+}
+
+/// The hash a term dictionary files `bytes` under: 8-byte little-endian words mixed in
+/// order, then the zero-padded rest (empty included) and the length. [`for_each_token_hashed`]
+/// computes the same value while it scans a word.
+pub fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = 0u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        h = mix(h, u64::from_le_bytes(a));
     }
-    let first = w[0].wrapping_sub(b'a');
-    if first >= 26 || STOP_FIRST[w.len()] & (1 << first) == 0 {
-        return false;
-    }
-    STOP_KEYS.binary_search(&pack(w)).is_ok()
+    finish(mix(h, pack(words.remainder())), bytes.len())
 }
 
 /// The character starting at byte `i` of `text` (a character boundary) and its length.
@@ -155,6 +194,15 @@ fn char_at(text: &str, i: usize) -> (char, usize) {
 /// Calls `f` with every token of `text`, in order, without allocating per token (a scratch
 /// string holds a lowercased word).
 pub fn for_each_token(text: &str, kind: Kind, mut f: impl FnMut(&str)) {
+    for_each_token_hashed(text, kind, |t, _| f(t));
+}
+
+/// [`for_each_token`], each token with its [`hash_bytes`]. Words of ASCII letters and digits
+/// (nearly all of them in English text) are found by a byte-class table, lowercased only when
+/// they hold a capital, and a word of up to 7 bytes is packed once for both the stop-word check
+/// and its hash.
+pub fn for_each_token_hashed(text: &str, kind: Kind, mut f: impl FnMut(&str, u64)) {
+    let fold = kind != Kind::Whitespace;
     let mut scratch = String::new();
     let bytes = text.as_bytes();
     let n = bytes.len();
@@ -175,29 +223,52 @@ pub fn for_each_token(text: &str, kind: Kind, mut f: impl FnMut(&str)) {
             }
             _ => {}
         }
-        // A word: a maximal run of non-separators.
+        // A word: a maximal run of non-separators. `seen` gathers the classes of its bytes.
         let start = i;
-        let mut upper = false;
-        let mut wide = false;
-        while i < n {
-            match CLASS[bytes[i] as usize] {
-                LOWER => i += 1,
-                UPPER => {
-                    upper = true;
-                    i += 1;
+        let mut seen = 0u8;
+        loop {
+            while i < n {
+                let class = CLASS[bytes[i] as usize];
+                if class & (LOWER | UPPER) == 0 {
+                    break;
                 }
-                SEP => break,
-                _ => {
-                    let (c, len) = char_at(text, i);
-                    if is_separator(c) {
-                        break;
-                    }
-                    wide = true;
+                seen |= class;
+                i += 1;
+            }
+            if i < n && CLASS[bytes[i] as usize] == WIDE {
+                let (c, len) = char_at(text, i);
+                if !is_separator(c) {
+                    seen |= WIDE;
                     i += len;
+                    continue;
                 }
             }
+            break;
         }
-        emit_word(&text[start..i], upper, wide, kind, &mut scratch, &mut f);
+        let word = &text[start..i];
+        if seen & WIDE != 0 {
+            emit_wide_word(word, kind, &mut scratch, &mut f);
+            continue;
+        }
+        let token: &str = if seen & UPPER != 0 && fold {
+            scratch.clear();
+            scratch.push_str(word);
+            scratch.make_ascii_lowercase();
+            &scratch
+        } else {
+            word
+        };
+        let b = token.as_bytes();
+        if b.len() <= STOP_MAX {
+            // Short words: one packed integer is both the stop-word key and the hashed rest.
+            let key = pack(b);
+            if kind == Kind::English && is_stop_key(key, b.len()) {
+                continue;
+            }
+            f(token, finish(mix(0, key), b.len()));
+        } else {
+            f(token, hash_bytes(b));
+        }
     }
 }
 
@@ -214,58 +285,42 @@ fn lowercase_into(word: &str, out: &mut String) {
     }
 }
 
-/// Hands the tokens of one word (`upper`: it has an ASCII capital; `wide`: a non-ASCII
-/// character) to `f`.
-#[inline]
-fn emit_word(
-    word: &str,
-    upper: bool,
-    wide: bool,
-    kind: Kind,
-    scratch: &mut String,
-    f: &mut impl FnMut(&str),
-) {
+/// Hands the tokens of a word holding a non-ASCII character to `f`.
+fn emit_wide_word(word: &str, kind: Kind, scratch: &mut String, f: &mut impl FnMut(&str, u64)) {
+    let mut emit = |t: &str| f(t, hash_bytes(t.as_bytes()));
     if kind == Kind::Whitespace {
-        f(word);
+        emit(word);
         return;
     }
-    let lower: &str = if wide {
-        lowercase_into(word, scratch);
-        scratch.as_str()
-    } else if upper {
-        scratch.clear();
-        scratch.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
-        scratch.as_str()
-    } else {
-        word
-    };
+    lowercase_into(word, scratch);
+    let lower = scratch.as_str();
     match kind {
         Kind::English => {
             if !is_stop_word(lower) {
-                f(lower);
+                emit(lower);
             }
         }
         Kind::Cjk => {
-            if !wide || lower.is_ascii() {
-                f(lower);
+            if lower.is_ascii() {
+                emit(lower);
                 return;
             }
             let mut run_start = None;
             for (i, c) in lower.char_indices() {
                 if is_cjk_unit(c) {
                     if let Some(s) = run_start.take() {
-                        f(&lower[s..i]);
+                        emit(&lower[s..i]);
                     }
-                    f(&lower[i..i + c.len_utf8()]);
+                    emit(&lower[i..i + c.len_utf8()]);
                 } else if run_start.is_none() {
                     run_start = Some(i);
                 }
             }
             if let Some(s) = run_start {
-                f(&lower[s..]);
+                emit(&lower[s..]);
             }
         }
-        Kind::Whitespace => f(word),
+        Kind::Whitespace => emit(word),
     }
 }
 
@@ -284,6 +339,7 @@ mod tests {
     fn stop_words_are_sorted_for_binary_search() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_KEYS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(STOP_KEYS.len(), STOP_WORDS.len());
     }
 
     #[test]
@@ -299,6 +355,22 @@ mod tests {
         for w in ["", "themselves", "zz", "A", "The", "1", "\u{e0}"] {
             assert!(!is_stop_word(w), "{w}");
         }
+    }
+
+    #[test]
+    fn tokens_carry_the_hash_of_their_text() {
+        let text =
+            "The QUICK brown fox's 12345678 abcdefghABCDEFGHx \u{c4}rger \u{6771}\u{4eac}x, THEIR";
+        for kind in [Kind::English, Kind::Cjk, Kind::Whitespace] {
+            let mut n = 0;
+            for_each_token_hashed(text, kind, |t, h| {
+                assert_eq!(h, hash_bytes(t.as_bytes()), "{t:?}");
+                n += 1;
+            });
+            assert_eq!(n, tokenize(text, kind).len());
+        }
+        assert_ne!(hash_bytes(b"ab"), hash_bytes(b"ab\0"));
+        assert_ne!(hash_bytes(b"abcdefgh"), hash_bytes(b"abcdefgh\0"));
     }
 
     #[test]

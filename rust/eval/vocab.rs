@@ -2,9 +2,7 @@
 //! text in one buffer, and an open-addressing table of ids (linear probing, at most half full)
 //! looked up by a term's text without allocating.
 
-use std::hash::BuildHasher;
-
-use rustc_hash::FxBuildHasher;
+use super::tokenize::hash_bytes;
 
 /// Interned terms, ids `0..len()` in order of first appearance.
 #[derive(Debug, Default)]
@@ -19,7 +17,7 @@ pub struct Vocab {
 
 #[inline]
 fn hash(term: &str) -> u64 {
-    FxBuildHasher.hash_one(term)
+    hash_bytes(term.as_bytes())
 }
 
 impl Vocab {
@@ -71,19 +69,30 @@ impl Vocab {
     /// The id of `term`, if it is in the dictionary.
     #[inline]
     pub fn get(&self, term: &str) -> Option<u32> {
+        self.get_hashed(term, hash(term))
+    }
+
+    /// [`Vocab::get`] of a term whose [`hash_bytes`] is `h`.
+    #[inline]
+    pub fn get_hashed(&self, term: &str, h: u64) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        self.find(term, hash(term)).ok().map(|i| self.slots[i] - 1)
+        self.find(term, h).ok().map(|i| self.slots[i] - 1)
     }
 
     /// The id of `term`, added with the next id if it is new.
     #[inline]
     pub fn get_or_insert(&mut self, term: &str) -> u32 {
+        self.get_or_insert_hashed(term, hash(term))
+    }
+
+    /// [`Vocab::get_or_insert`] of a term whose [`hash_bytes`] is `h`.
+    #[inline]
+    pub fn get_or_insert_hashed(&mut self, term: &str, h: u64) -> u32 {
         if self.slots.is_empty() {
             *self = Vocab::with_capacity(8);
         }
-        let h = hash(term);
         match self.find(term, h) {
             Ok(i) => self.slots[i] - 1,
             Err(i) => {
