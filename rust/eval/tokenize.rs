@@ -102,51 +102,39 @@ const fn pack(word: &[u8]) -> u64 {
     key
 }
 
-/// [`STOP_WORDS`] packed by [`pack`], sorted as integers.
-static STOP_KEYS: [u64; STOP_WORDS.len()] = {
-    let mut keys = [0u64; STOP_WORDS.len()];
-    let mut i = 0;
-    while i < STOP_WORDS.len() {
-        assert!(STOP_WORDS[i].len() <= STOP_MAX && !STOP_WORDS[i].is_empty());
-        keys[i] = pack(STOP_WORDS[i].as_bytes());
-        // Insertion sort.
-        let mut j = i;
-        while j > 0 && keys[j - 1] > keys[j] {
-            let t = keys[j];
-            keys[j] = keys[j - 1];
-            keys[j - 1] = t;
-            j -= 1;
-        }
-        i += 1;
-    }
-    keys
-};
+/// The multiplier of the stop words' perfect hash: the top 8 bits of `key * STOP_MUL` differ
+/// for every stop word (checked when [`STOP_TABLE`] is built: a clash fails the build).
+const STOP_MUL: u64 = 0x49be_b484_9a19_0b35;
 
-/// Per word length: a bit for every first letter (`a` = bit 0) some stop word of that length
-/// starts with, so that most words are told apart without a search.
-static STOP_FIRST: [u32; STOP_MAX + 1] = {
-    let mut masks = [0u32; STOP_MAX + 1];
+#[inline(always)]
+fn stop_slot(key: u64) -> usize {
+    (key.wrapping_mul(STOP_MUL) >> 56) as usize
+}
+
+/// Every stop word packed by [`pack`], in its [`stop_slot`]; 0 (no word) elsewhere.
+static STOP_TABLE: [u64; 256] = {
+    let mut table = [0u64; 256];
     let mut i = 0;
     while i < STOP_WORDS.len() {
         let w = STOP_WORDS[i].as_bytes();
-        assert!(w[0].is_ascii_lowercase());
-        masks[w.len()] |= 1 << (w[0] - b'a');
+        assert!(!w.is_empty() && w.len() <= STOP_MAX);
+        let key = pack(w);
+        let slot = (key.wrapping_mul(STOP_MUL) >> 56) as usize;
+        assert!(
+            table[slot] == 0,
+            "two stop words share a slot: choose another STOP_MUL"
+        );
+        table[slot] = key;
         i += 1;
     }
-    masks
+    table
 };
 
-/// Whether the word of `len` bytes packed in `key` ([`pack`]) is a stop word.
+/// Whether the word of `len` bytes packed in `key` ([`pack`]) is a stop word (a word holds no
+/// zero byte, so the packed integer also tells its length).
 #[inline]
 fn is_stop_key(key: u64, len: usize) -> bool {
-    if len == 0 || len > STOP_MAX {
-        return false;
-    }
-    let first = (key as u8).wrapping_sub(b'a');
-    if first >= 26 || STOP_FIRST[len] & (1 << first) == 0 {
-        return false;
-    }
-    STOP_KEYS.binary_search(&key).is_ok()
+    len != 0 && len <= STOP_MAX && STOP_TABLE[stop_slot(key)] == key
 }
 
 /// Whether `word` (lowercased) is one of [`STOP_WORDS`].
@@ -336,10 +324,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stop_words_are_sorted_for_binary_search() {
+    fn stop_words_are_sorted_and_each_has_a_slot() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
-        assert!(STOP_KEYS.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(STOP_KEYS.len(), STOP_WORDS.len());
+        assert_eq!(
+            STOP_TABLE.iter().filter(|&&k| k != 0).count(),
+            STOP_WORDS.len()
+        );
     }
 
     #[test]

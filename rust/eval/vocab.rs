@@ -11,13 +11,20 @@ pub struct Vocab {
     text: String,
     ends: Vec<usize>,
     hashes: Vec<u64>,
-    /// `id + 1` of the term in each slot, 0 for an empty slot; a power of two long.
-    slots: Vec<u32>,
+    /// Per slot: the high 32 bits of the term's hash and `id + 1` in the low 32, 0 for an empty
+    /// slot; a power of two long.
+    slots: Vec<u64>,
 }
 
 #[inline]
 fn hash(term: &str) -> u64 {
     hash_bytes(term.as_bytes())
+}
+
+/// The slot value of term `id` with hash `h`.
+#[inline]
+fn slot(h: u64, id: u32) -> u64 {
+    (h & !0xffff_ffff) | u64::from(id + 1)
 }
 
 impl Vocab {
@@ -58,9 +65,11 @@ impl Vocab {
             if s == 0 {
                 return Err(i);
             }
-            let id = s - 1;
-            if self.hashes[id as usize] == h && self.term(id) == term {
-                return Ok(i);
+            if (s ^ h) >> 32 == 0 {
+                let id = (s as u32) - 1;
+                if self.hashes[id as usize] == h && self.term(id) == term {
+                    return Ok(i);
+                }
             }
             i = (i + 1) & mask;
         }
@@ -78,7 +87,7 @@ impl Vocab {
         if self.slots.is_empty() {
             return None;
         }
-        self.find(term, h).ok().map(|i| self.slots[i] - 1)
+        self.find(term, h).ok().map(|i| self.slots[i] as u32 - 1)
     }
 
     /// The id of `term`, added with the next id if it is new.
@@ -94,13 +103,13 @@ impl Vocab {
             *self = Vocab::with_capacity(8);
         }
         match self.find(term, h) {
-            Ok(i) => self.slots[i] - 1,
+            Ok(i) => self.slots[i] as u32 - 1,
             Err(i) => {
                 let id = self.ends.len() as u32;
                 self.text.push_str(term);
                 self.ends.push(self.text.len());
                 self.hashes.push(h);
-                self.slots[i] = id + 1;
+                self.slots[i] = slot(h, id);
                 if self.ends.len() * 2 > self.slots.len() {
                     self.grow();
                 }
@@ -110,14 +119,14 @@ impl Vocab {
     }
 
     fn grow(&mut self) {
-        let mut slots = vec![0u32; self.slots.len() * 2];
+        let mut slots = vec![0u64; self.slots.len() * 2];
         let mask = slots.len() - 1;
         for (id, &h) in self.hashes.iter().enumerate() {
             let mut i = h as usize & mask;
             while slots[i] != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = id as u32 + 1;
+            slots[i] = slot(h, id as u32);
         }
         self.slots = slots;
     }
