@@ -37,35 +37,45 @@ struct Part {
 }
 
 impl Part {
-    /// Adds one document; `tokens` calls its argument with every token and its
-    /// [`hash_bytes`].
-    fn add(&mut self, tokens: impl FnOnce(&mut dyn FnMut(&str, u64))) {
+    /// Adds one document given as text, tokenized by `kind`.
+    fn add_text(&mut self, text: &str, kind: Kind) {
         let doc = self.ends.len() as u32;
         let mut len = 0u32;
-        let Part {
-            vocab,
-            counts,
-            seen_in,
-            slot,
-            ..
-        } = self;
-        tokens(&mut |tok: &str, h: u64| {
+        // A concrete closure, so that counting is inlined into the tokenizer's loop.
+        for_each_token_hashed(text, kind, |tok, h| {
             len += 1;
-            let id = vocab.get_or_insert_hashed(tok, h) as usize;
-            if id == seen_in.len() {
-                seen_in.push(u32::MAX);
-                slot.push(0);
-            }
-            if seen_in[id] == doc {
-                counts[slot[id]].1 += 1;
-            } else {
-                seen_in[id] = doc;
-                slot[id] = counts.len();
-                counts.push((id as u32, 1));
-            }
+            self.count(doc, tok, h);
         });
         self.ends.push(self.counts.len());
         self.lens.push(len);
+    }
+
+    /// Adds one document given as tokens.
+    fn add_tokens<S: AsRef<str>>(&mut self, tokens: &[S]) {
+        let doc = self.ends.len() as u32;
+        for t in tokens {
+            let t = t.as_ref();
+            self.count(doc, t, hash_bytes(t.as_bytes()));
+        }
+        self.ends.push(self.counts.len());
+        self.lens.push(tokens.len() as u32);
+    }
+
+    /// Counts one occurrence of `tok` (hash `h`) in document `doc`, the last one added.
+    #[inline(always)]
+    fn count(&mut self, doc: u32, tok: &str, h: u64) {
+        let id = self.vocab.get_or_insert_hashed(tok, h) as usize;
+        if id == self.seen_in.len() {
+            self.seen_in.push(u32::MAX);
+            self.slot.push(0);
+        }
+        if self.seen_in[id] == doc {
+            self.counts[self.slot[id]].1 += 1;
+        } else {
+            self.seen_in[id] = doc;
+            self.slot[id] = self.counts.len();
+            self.counts.push((id as u32, 1));
+        }
     }
 
     /// The documents' runs of `(local term id, tf)`, in order.
@@ -144,7 +154,7 @@ impl Index {
     pub fn new<S: AsRef<str>>(docs: &[Vec<S>], params: Params) -> Index {
         let mut part = Part::default();
         for doc in docs {
-            part.add(|f| hashed(doc, f));
+            part.add_tokens(doc);
         }
         Index::from_parts(vec![part], params)
     }
@@ -183,7 +193,7 @@ impl Index {
                 ..Part::default()
             };
             for d in docs {
-                part.add(|f| for_each_token_hashed(d.as_ref(), kind, f));
+                part.add_text(d.as_ref(), kind);
             }
             part
         };
