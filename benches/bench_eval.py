@@ -120,7 +120,8 @@ def main() -> int:
         label = f"the shipped Chroma corpora ({len(ds.corpora)} documents)"
         texts = [c.text for _, c in chunk_corpora(ds, splitter)]
     else:
-        label, docs = load_corpus(int(args.corpus_mb * 1e6))
+        _, docs = load_corpus(int(args.corpus_mb * 1e6))
+        label = f"the first {args.corpus_mb:g} MB of ../shared/corpus ({len(docs)} documents)"
         texts = [c.text for d in docs for c in splitter.split(d)]
     queries = [q.text for q in ds.questions]
     k = args.k

@@ -260,6 +260,14 @@ pub fn for_each_token_hashed(text: &str, kind: Kind, mut f: impl FnMut(&str, u64
     }
 }
 
+/// Whether `c` is in a block without case (CJK symbols, kana, Bopomofo, Hangul, CJK
+/// ideographs, Yi: U+3000..=U+A4FF), whose lowercase is itself: Chinese and Japanese text skips
+/// the case tables.
+#[inline]
+fn is_caseless(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0xA4FF)
+}
+
 /// Lowercases `word` into `out` exactly as `str::to_lowercase` does (which also maps a final
 /// capital sigma to `ς`; such words take that path itself).
 fn lowercase_into(word: &str, out: &mut String) {
@@ -268,7 +276,11 @@ fn lowercase_into(word: &str, out: &mut String) {
         out.push_str(&word.to_lowercase());
     } else {
         for c in word.chars() {
-            out.extend(c.to_lowercase());
+            if is_caseless(c) {
+                out.push(c);
+            } else {
+                out.extend(c.to_lowercase());
+            }
         }
     }
 }
@@ -361,6 +373,15 @@ mod tests {
         }
         assert_ne!(hash_bytes(b"ab"), hash_bytes(b"ab\0"));
         assert_ne!(hash_bytes(b"abcdefgh"), hash_bytes(b"abcdefgh\0"));
+    }
+
+    #[test]
+    fn caseless_blocks_have_no_lowercase() {
+        for u in 0x3000..=0xA4FFu32 {
+            let Some(c) = char::from_u32(u) else { continue };
+            assert!(is_caseless(c));
+            assert!(c.to_lowercase().eq(std::iter::once(c)), "U+{u:04X}");
+        }
     }
 
     #[test]

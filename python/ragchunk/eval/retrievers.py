@@ -185,7 +185,8 @@ class BM25Index:
     def search_tokens(self, queries: Sequence[Sequence[str]], k: int) -> Hits:
         """The best ``k`` chunks of every tokenized query."""
         check_k(k)
-        return self._impl().search_tokens([list(q) for q in queries], k)
+        hits: Hits = self._impl().search_tokens([list(q) for q in queries], k)
+        return hits
 
     def search(self, queries: Sequence[str], k: int) -> Hits:
         """The best ``k`` chunks of every query: ``(chunk index, score)``, best first."""
@@ -196,7 +197,8 @@ class BM25Index:
             if not callable(tok):
                 return self.search_tokens([tokenize(q, str(tok)) for q in queries], k)
             return self.search_tokens([list(tok(q)) for q in queries], k)
-        return self._impl().search(queries, k)  # a new list of lists, on both backends
+        hits: Hits = self._impl().search(queries, k)  # new lists, on both backends
+        return hits
 
 
 def _embed_fn(obj: Any) -> Callable[[list[str]], Any]:
