@@ -10,63 +10,82 @@
 //!
 //! and a negative `idf(t)` is replaced by `epsilon * mean_idf` (the mean over the vocabulary,
 //! summed in order of first appearance). Tokens absent from the corpus score zero.
+//!
+//! Every term of a document is one posting, and a posting holds the document's whole term of
+//! the sum, `idf(t) * (tf * (k1 + 1) / (tf + norm(D)))`, computed at indexing time with the
+//! operations the query would run: a query adds postings up, one query token after another,
+//! into a score per document, and the sums are those of the formula, bit for bit. The postings
+//! are flat arrays (one run per term, documents ascending).
 
-use rustc_hash::FxHashMap;
-
-use super::tokenize::{for_each_token, Kind};
+use super::tokenize::{for_each_token_hashed, hash_bytes, Kind};
+use super::vocab::Vocab;
 use crate::batch::{self, BatchError};
 
-/// A block of documents indexed against a local vocabulary (terms in order of first
-/// appearance), merged into the index afterwards.
+/// A block of documents indexed against a local vocabulary, merged into the index afterwards.
 #[derive(Default)]
 struct Part {
-    vocab: FxHashMap<String, u32>,
-    terms: Vec<String>,
-    /// Per document: `(local term id, term frequency)`.
-    docs: Vec<Vec<(u32, u32)>>,
+    /// Local term ids, in order of first appearance.
+    vocab: Vocab,
+    /// `(local term id, term frequency)` of every document, one run per document.
+    counts: Vec<(u32, u32)>,
+    /// Per document: the end of its run in `counts`, and its length in tokens.
+    ends: Vec<usize>,
     lens: Vec<u32>,
-    /// Per local term: the last document it was seen in, and its place in that document's
-    /// counts.
+    /// Per local term: the last document it was seen in, and its place in `counts`.
     seen_in: Vec<u32>,
-    slot: Vec<u32>,
+    slot: Vec<usize>,
 }
 
 impl Part {
-    /// Adds one document; `tokens` calls its argument with every token.
-    fn add(&mut self, tokens: impl FnOnce(&mut dyn FnMut(&str))) {
-        let doc = self.docs.len() as u32;
-        let mut counts: Vec<(u32, u32)> = Vec::new();
+    /// Adds one document given as text, tokenized by `kind`.
+    fn add_text(&mut self, text: &str, kind: Kind) {
+        let doc = self.ends.len() as u32;
         let mut len = 0u32;
-        let Part {
-            vocab,
-            terms,
-            seen_in,
-            slot,
-            ..
-        } = self;
-        tokens(&mut |tok: &str| {
+        // A concrete closure, so that counting is inlined into the tokenizer's loop.
+        for_each_token_hashed(text, kind, |tok, h| {
             len += 1;
-            let id = match vocab.get(tok) {
-                Some(&id) => id as usize,
-                None => {
-                    let id = terms.len();
-                    vocab.insert(tok.to_owned(), id as u32);
-                    terms.push(tok.to_owned());
-                    seen_in.push(u32::MAX);
-                    slot.push(0);
-                    id
-                }
-            };
-            if seen_in[id] == doc {
-                counts[slot[id] as usize].1 += 1;
-            } else {
-                seen_in[id] = doc;
-                slot[id] = counts.len() as u32;
-                counts.push((id as u32, 1));
-            }
+            self.count(doc, tok, h);
         });
-        self.docs.push(counts);
+        self.ends.push(self.counts.len());
         self.lens.push(len);
+    }
+
+    /// Adds one document given as tokens.
+    fn add_tokens<S: AsRef<str>>(&mut self, tokens: &[S]) {
+        let doc = self.ends.len() as u32;
+        for t in tokens {
+            let t = t.as_ref();
+            self.count(doc, t, hash_bytes(t.as_bytes()));
+        }
+        self.ends.push(self.counts.len());
+        self.lens.push(tokens.len() as u32);
+    }
+
+    /// Counts one occurrence of `tok` (hash `h`) in document `doc`, the last one added.
+    #[inline(always)]
+    fn count(&mut self, doc: u32, tok: &str, h: u64) {
+        let id = self.vocab.get_or_insert_hashed(tok, h) as usize;
+        if id == self.seen_in.len() {
+            self.seen_in.push(u32::MAX);
+            self.slot.push(0);
+        }
+        if self.seen_in[id] == doc {
+            self.counts[self.slot[id]].1 += 1;
+        } else {
+            self.seen_in[id] = doc;
+            self.slot[id] = self.counts.len();
+            self.counts.push((id as u32, 1));
+        }
+    }
+
+    /// The documents' runs of `(local term id, tf)`, in order.
+    fn docs(&self) -> impl Iterator<Item = &[(u32, u32)]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let run = &self.counts[start..end];
+            start = end;
+            run
+        })
     }
 }
 
@@ -91,21 +110,51 @@ impl Default for Params {
 /// An inverted index over tokenized documents.
 #[derive(Debug)]
 pub struct Index {
-    params: Params,
-    vocab: FxHashMap<String, u32>,
-    /// Per term: `(document, term frequency)`, documents ascending.
-    postings: Vec<Vec<(u32, u32)>>,
+    vocab: Vocab,
     idf: Vec<f64>,
-    doc_len: Vec<u32>,
-    avgdl: f64,
+    n_docs: usize,
+    /// Term `t`'s postings are `post_doc[offsets[t]..offsets[t + 1]]` (documents ascending)
+    /// and the same range of `post_score` (the document's term of the BM25 sum).
+    offsets: Vec<usize>,
+    post_doc: Vec<u32>,
+    post_score: Vec<f64>,
 }
+
+/// Per-thread working memory of queries: a score per document, and which documents the
+/// current query has touched (`stamp == generation`).
+pub struct Scratch {
+    score: Vec<f64>,
+    stamp: Vec<u32>,
+    generation: u32,
+    touched: Vec<u32>,
+    terms: Vec<u32>,
+}
+
+impl Scratch {
+    /// Working memory for queries of `index`.
+    pub fn new(index: &Index) -> Scratch {
+        Scratch {
+            score: vec![0.0; index.n_docs],
+            stamp: vec![0; index.n_docs],
+            generation: 0,
+            touched: Vec::new(),
+            terms: Vec::new(),
+        }
+    }
+}
+
+/// Below this many queries a batch runs on the calling thread.
+const PARALLEL_QUERIES: usize = 256;
+
+/// Up to this `k`, the best documents are kept in a sorted buffer; above, selected at the end.
+const SMALL_K: usize = 32;
 
 impl Index {
     /// Indexes `docs` (each a list of tokens).
     pub fn new<S: AsRef<str>>(docs: &[Vec<S>], params: Params) -> Index {
         let mut part = Part::default();
         for doc in docs {
-            part.add(|f| doc.iter().for_each(|t| f(t.as_ref())));
+            part.add_tokens(doc);
         }
         Index::from_parts(vec![part], params)
     }
@@ -138,9 +187,13 @@ impl Index {
         block: usize,
     ) -> Result<Index, BatchError> {
         let build = |docs: &[S]| {
-            let mut part = Part::default();
+            let bytes: usize = docs.iter().map(|d| d.as_ref().len()).sum();
+            let mut part = Part {
+                vocab: Vocab::with_capacity(bytes / 32 + 16),
+                ..Part::default()
+            };
             for d in docs {
-                part.add(|f| for_each_token(d.as_ref(), kind, f));
+                part.add_text(d.as_ref(), kind);
             }
             part
         };
@@ -156,29 +209,39 @@ impl Index {
     }
 
     fn from_parts(parts: Vec<Part>, params: Params) -> Index {
-        let mut vocab: FxHashMap<String, u32> = FxHashMap::default();
-        let mut postings: Vec<Vec<(u32, u32)>> = Vec::new();
-        let mut doc_len = Vec::new();
-        let mut total: u64 = 0;
-        for part in parts {
-            let remap: Vec<u32> = part
-                .terms
-                .into_iter()
-                .map(|t| {
-                    *vocab.entry(t).or_insert_with(|| {
-                        postings.push(Vec::new());
-                        (postings.len() - 1) as u32
-                    })
-                })
+        // Global term ids: the first block's own, then every later block's new terms in its
+        // order of first appearance.
+        let mut parts = parts.into_iter();
+        let mut first = parts.next().unwrap_or_default();
+        let mut vocab = std::mem::take(&mut first.vocab);
+        let mut all = vec![(first, None::<Vec<u32>>)];
+        for mut part in parts {
+            let local = std::mem::take(&mut part.vocab);
+            let remap = (0..local.len() as u32)
+                .map(|id| vocab.get_or_insert(local.term(id)))
                 .collect();
-            for (counts, len) in part.docs.into_iter().zip(part.lens) {
-                let d = doc_len.len() as u32;
-                doc_len.push(len);
-                total += u64::from(len);
-                for (local, tf) in counts {
-                    postings[remap[local as usize] as usize].push((d, tf));
-                }
+            all.push((part, Some(remap)));
+        }
+        let global = |remap: &Option<Vec<u32>>, local: u32| match remap {
+            Some(r) => r[local as usize] as usize,
+            None => local as usize,
+        };
+
+        let n_terms = vocab.len();
+        let mut offsets = vec![0usize; n_terms + 1];
+        let mut total: u64 = 0;
+        let mut doc_len: Vec<u32> = Vec::new();
+        for (part, remap) in &all {
+            for &(local, _) in &part.counts {
+                offsets[global(remap, local) + 1] += 1;
             }
+            doc_len.extend_from_slice(&part.lens);
+        }
+        for &len in &doc_len {
+            total += u64::from(len);
+        }
+        for t in 0..n_terms {
+            offsets[t + 1] += offsets[t];
         }
         let n = doc_len.len() as f64;
         let avgdl = if doc_len.is_empty() {
@@ -186,12 +249,18 @@ impl Index {
         } else {
             total as f64 / n
         };
-        // Term ids are in order of first appearance, the order rank_bm25 sums its idf in.
-        let mut idf: Vec<f64> = postings
-            .iter()
-            .map(|p| {
-                let df = p.len() as f64;
-                (n - df + 0.5).ln() - (df + 0.5).ln()
+        // Term ids are in order of first appearance, the order rank_bm25 sums its idf in. The
+        // idf depends on the document frequency alone: computed once per frequency.
+        let mut by_df: Vec<f64> = vec![f64::NAN; doc_len.len() + 1];
+        let mut idf: Vec<f64> = (0..n_terms)
+            .map(|t| {
+                let df = offsets[t + 1] - offsets[t];
+                let v = &mut by_df[df];
+                if v.is_nan() {
+                    let df = df as f64;
+                    *v = (n - df + 0.5).ln() - (df + 0.5).ln();
+                }
+                *v
             })
             .collect();
         if !idf.is_empty() {
@@ -206,94 +275,243 @@ impl Index {
                 }
             }
         }
+        let Params { k1, b, .. } = params;
+        let postings = offsets[n_terms];
+        let mut post_doc = vec![0u32; postings];
+        let mut post_score = vec![0.0f64; postings];
+        let mut cursor: Vec<usize> = offsets[..n_terms].to_vec();
+        let mut d = 0usize;
+        for (part, remap) in &all {
+            for run in part.docs() {
+                // A document with postings has tokens, so avgdl > 0 here.
+                let dl = doc_len[d] as f64;
+                let norm = k1 * (1.0 - b + b * dl / avgdl);
+                for &(local, tf) in run {
+                    let t = global(remap, local);
+                    let tf = tf as f64;
+                    let at = cursor[t];
+                    cursor[t] += 1;
+                    post_doc[at] = d as u32;
+                    post_score[at] = idf[t] * (tf * (k1 + 1.0) / (tf + norm));
+                }
+                d += 1;
+            }
+        }
         Index {
-            params,
             vocab,
-            postings,
             idf,
-            doc_len,
-            avgdl,
+            n_docs: doc_len.len(),
+            offsets,
+            post_doc,
+            post_score,
         }
     }
 
     /// The number of documents.
     pub fn len(&self) -> usize {
-        self.doc_len.len()
+        self.n_docs
     }
 
     /// Whether the index holds no document.
     pub fn is_empty(&self) -> bool {
-        self.doc_len.is_empty()
+        self.n_docs == 0
     }
 
     /// The idf of `token` (0 when it is not in the corpus).
     pub fn idf(&self, token: &str) -> f64 {
         self.vocab
             .get(token)
-            .map_or(0.0, |&id| self.idf[id as usize])
+            .map_or(0.0, |id| self.idf[id as usize])
     }
 
     /// The score of every document for `query`.
     pub fn scores<S: AsRef<str>>(&self, query: &[S]) -> Vec<f64> {
         let mut score = vec![0.0f64; self.len()];
-        if self.avgdl == 0.0 {
-            return score;
-        }
-        let Params { k1, b, .. } = self.params;
         for q in query {
-            let Some(&id) = self.vocab.get(q.as_ref()) else {
-                continue;
-            };
-            let idf = self.idf[id as usize];
-            for &(d, tf) in &self.postings[id as usize] {
-                let tf = tf as f64;
-                let dl = self.doc_len[d as usize] as f64;
-                let norm = k1 * (1.0 - b + b * dl / self.avgdl);
-                score[d as usize] += idf * (tf * (k1 + 1.0) / (tf + norm));
+            if let Some(t) = self.vocab.get(q.as_ref()) {
+                let (lo, hi) = (self.offsets[t as usize], self.offsets[t as usize + 1]);
+                for (&d, &s) in self.post_doc[lo..hi].iter().zip(&self.post_score[lo..hi]) {
+                    score[d as usize] += s;
+                }
             }
         }
         score
     }
 
-    /// [`Index::top_k`] of a query text, tokenized by `kind`.
-    pub fn top_k_text(&self, query: &str, kind: Kind, k: usize) -> Vec<(u32, f64)> {
-        let mut tokens: Vec<&str> = Vec::new();
-        let mut owned: Vec<String> = Vec::new();
-        for_each_token(query, kind, |t| owned.push(t.to_owned()));
-        tokens.extend(owned.iter().map(String::as_str));
-        top_k(&self.scores(&tokens), k)
+    /// The best `k` documents of the query whose tokens `tokens` hands to its argument:
+    /// `(document, score)`, best first, equal scores in document order.
+    pub fn top_k_with(
+        &self,
+        tokens: impl FnOnce(&mut dyn FnMut(&str, u64)),
+        k: usize,
+        scratch: &mut Scratch,
+    ) -> Vec<(u32, f64)> {
+        let mut terms = std::mem::take(&mut scratch.terms);
+        terms.clear();
+        tokens(&mut |tok: &str, h: u64| {
+            if let Some(t) = self.vocab.get_hashed(tok, h) {
+                terms.push(t);
+            }
+        });
+        let out = self.top_k_terms(&terms, k, scratch);
+        scratch.terms = terms;
+        out
+    }
+
+    fn top_k_terms(&self, terms: &[u32], k: usize, scratch: &mut Scratch) -> Vec<(u32, f64)> {
+        let k = k.min(self.n_docs);
+        if k == 0 {
+            return Vec::new();
+        }
+        if scratch.generation == u32::MAX {
+            scratch.stamp.fill(0);
+            scratch.generation = 0;
+        }
+        scratch.generation += 1;
+        let generation = scratch.generation;
+        let Scratch {
+            score,
+            stamp,
+            touched,
+            ..
+        } = scratch;
+        touched.clear();
+        for &t in terms {
+            let (lo, hi) = (self.offsets[t as usize], self.offsets[t as usize + 1]);
+            for (&d, &s) in self.post_doc[lo..hi].iter().zip(&self.post_score[lo..hi]) {
+                let d = d as usize;
+                if stamp[d] != generation {
+                    stamp[d] = generation;
+                    score[d] = 0.0;
+                    touched.push(d as u32);
+                }
+                score[d] += s;
+            }
+        }
+        let cmp = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let mut best: Vec<(u32, f64)>;
+        if k <= SMALL_K {
+            // A sorted buffer of the best k so far: most documents lose to its last at once.
+            best = Vec::with_capacity(k + 1);
+            for &d in touched.iter() {
+                let c = (d, score[d as usize]);
+                if best.len() == k {
+                    // Scores are never NaN, so `<` is the order `cmp` sorts by.
+                    let last = best[k - 1];
+                    if c.1 < last.1 || cmp(&c, &last).is_ge() {
+                        continue;
+                    }
+                    best.pop();
+                }
+                let mut at = best.len();
+                while at > 0 && cmp(&c, &best[at - 1]).is_lt() {
+                    at -= 1;
+                }
+                best.insert(at, c);
+            }
+        } else {
+            best = touched.iter().map(|&d| (d, score[d as usize])).collect();
+            if best.len() > k {
+                best.select_nth_unstable_by(k - 1, cmp);
+                best.truncate(k);
+            }
+            best.sort_unstable_by(cmp);
+        }
+        // Untouched documents score 0: the first of them (in document order) fill the places
+        // that no positive score takes.
+        if best.len() == k && best[k - 1].1 > 0.0 {
+            return best;
+        }
+        let mut zeros = Vec::with_capacity(k);
+        for (d, &st) in stamp.iter().enumerate() {
+            if zeros.len() == k {
+                break;
+            }
+            if st != generation {
+                zeros.push((d as u32, 0.0f64));
+            }
+        }
+        merge_top(&best, &zeros, k, cmp)
     }
 
     /// The best `k` documents for `query`: `(document, score)`, best first, equal scores in
     /// document order.
     pub fn top_k<S: AsRef<str>>(&self, query: &[S], k: usize) -> Vec<(u32, f64)> {
-        top_k(&self.scores(query), k)
+        let mut scratch = Scratch::new(self);
+        self.top_k_with(|f| hashed(query, f), k, &mut scratch)
     }
 
-    /// [`Index::top_k`] for every query, in parallel.
+    /// [`Index::top_k`] of every tokenized query, in parallel for many.
     pub fn top_k_batch<S: AsRef<str> + Sync>(
         &self,
         queries: &[Vec<S>],
         k: usize,
     ) -> Result<Vec<Vec<(u32, f64)>>, BatchError> {
-        par_map_queries(queries, |q| self.top_k(q, k))
+        self.map_queries(queries, |q, scratch| {
+            self.top_k_with(|f| hashed(q, f), k, scratch)
+        })
+    }
+
+    /// The best `k` documents of every query text, tokenized by `kind`, in parallel for many.
+    pub fn top_k_texts<S: AsRef<str> + Sync>(
+        &self,
+        queries: &[S],
+        kind: Kind,
+        k: usize,
+    ) -> Result<Vec<Vec<(u32, f64)>>, BatchError> {
+        self.map_queries(queries, |q, scratch| {
+            self.top_k_with(|f| for_each_token_hashed(q.as_ref(), kind, f), k, scratch)
+        })
+    }
+
+    /// `f` over the queries with working memory: on the calling thread for a few hundred,
+    /// else on the thread pool ([`batch::par_map`]) in groups of 64.
+    fn map_queries<Q: Sync, R: Send>(
+        &self,
+        queries: &[Q],
+        f: impl Fn(&Q, &mut Scratch) -> R + Sync + Send,
+    ) -> Result<Vec<R>, BatchError> {
+        if queries.len() < PARALLEL_QUERIES {
+            let mut scratch = Scratch::new(self);
+            return Ok(queries.iter().map(|q| f(q, &mut scratch)).collect());
+        }
+        let groups: Vec<&[Q]> = queries.chunks(64).collect();
+        let done = batch::par_map(&groups, None, |group| {
+            let mut scratch = Scratch::new(self);
+            group.iter().map(|q| f(q, &mut scratch)).collect::<Vec<R>>()
+        })?;
+        Ok(done.into_iter().flatten().collect())
     }
 }
 
-/// `f` over the queries: on the calling thread for a few hundred, else on the thread pool
-/// ([`batch::par_map`]) in groups of 64.
-pub fn par_map_queries<Q: Sync, R: Send>(
-    queries: &[Q],
-    f: impl Fn(&Q) -> R + Sync + Send,
-) -> Result<Vec<R>, BatchError> {
-    if queries.len() < 256 {
-        return Ok(queries.iter().map(f).collect());
+/// Calls `f` with every token of `tokens` and its [`hash_bytes`].
+fn hashed<S: AsRef<str>>(tokens: &[S], f: &mut dyn FnMut(&str, u64)) {
+    for t in tokens {
+        let t = t.as_ref();
+        f(t, hash_bytes(t.as_bytes()));
     }
-    let groups: Vec<&[Q]> = queries.chunks(64).collect();
-    let done = batch::par_map(&groups, None, |group| {
-        group.iter().map(&f).collect::<Vec<R>>()
-    })?;
-    Ok(done.into_iter().flatten().collect())
+}
+
+/// The best `k` of two lists sorted by `cmp`.
+fn merge_top(
+    a: &[(u32, f64)],
+    b: &[(u32, f64)],
+    k: usize,
+    cmp: impl Fn(&(u32, f64), &(u32, f64)) -> std::cmp::Ordering,
+) -> Vec<(u32, f64)> {
+    let mut out = Vec::with_capacity(k);
+    let (mut i, mut j) = (0, 0);
+    while out.len() < k && (i < a.len() || j < b.len()) {
+        let take_a = j == b.len() || (i < a.len() && cmp(&a[i], &b[j]).is_le());
+        if take_a {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out
 }
 
 /// The best `k` of `scores`, best first, ties in index order.
@@ -372,9 +590,50 @@ mod tests {
         for q in ["topic 3", "doc 17 topic", "absent"] {
             let qt = crate::eval::tokenize::tokenize(q, Kind::English);
             assert_eq!(a.scores(&qt), b.scores(&qt));
-            assert_eq!(a.top_k_text(q, Kind::English, 5), b.top_k(&qt, 5));
+            assert_eq!(
+                a.top_k_texts(&[q], Kind::English, 5).unwrap()[0],
+                b.top_k(&qt, 5)
+            );
         }
         assert_eq!(a.idf("topic"), b.idf("topic"));
+    }
+
+    #[test]
+    fn top_k_equals_a_full_sort_of_the_scores() {
+        // Small vocabularies give common terms (negative idf, floored at epsilon times a mean
+        // that can be negative too) and many equal scores.
+        let mut seed = 7u64;
+        let mut next = move |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let words = ["a", "b", "c", "d", "e", "f"];
+        for round in 0..200 {
+            let n_docs = 1 + next(if round % 2 == 0 { 12 } else { 60 }) as usize;
+            let docs: Vec<Vec<&str>> = (0..n_docs)
+                .map(|_| (0..next(6)).map(|_| words[next(6) as usize]).collect())
+                .collect();
+            let eps = [0.0, 0.25, 1.0][round % 3];
+            let index = Index::new(
+                &docs,
+                Params {
+                    epsilon: eps,
+                    ..Params::default()
+                },
+            );
+            let queries: Vec<Vec<&str>> = (0..20)
+                .map(|_| (0..next(4)).map(|_| words[next(6) as usize]).collect())
+                .collect();
+            for k in [1, 3, 20, 40] {
+                // One working memory for every query, as a batch uses it.
+                let batch = index.top_k_batch(&queries, k).unwrap();
+                for (q, got) in queries.iter().zip(&batch) {
+                    assert_eq!(got, &top_k(&index.scores(q), k), "{docs:?} {q:?} {k}");
+                }
+            }
+        }
     }
 
     #[test]

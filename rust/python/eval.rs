@@ -5,7 +5,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::eval::bm25::{par_map_queries, Index, Params};
+use crate::eval::bm25::{Index, Params};
 use crate::eval::tokenize::{tokenize, Kind};
 
 use super::guard::{contain, detached};
@@ -83,7 +83,7 @@ impl PyBm25Index {
     #[pyo3(signature = (docs, k1, b, epsilon))]
     fn from_tokens(
         py: Python<'_>,
-        docs: Vec<Vec<String>>,
+        docs: Vec<Vec<PyBackedStr>>,
         k1: f64,
         b: f64,
         epsilon: f64,
@@ -113,7 +113,7 @@ impl PyBm25Index {
     fn search_tokens(
         &self,
         py: Python<'_>,
-        queries: Vec<Vec<String>>,
+        queries: Vec<Vec<PyBackedStr>>,
         k: usize,
     ) -> PyResult<Vec<Vec<(u32, f64)>>> {
         contain(py, || {
@@ -134,9 +134,7 @@ impl PyBm25Index {
             ));
         };
         contain(py, || {
-            Ok(detached(py, || {
-                par_map_queries(&queries, |q| self.index.top_k_text(q, kind, k))
-            })??)
+            Ok(detached(py, || self.index.top_k_texts(&queries, kind, k))??)
         })
     }
 }

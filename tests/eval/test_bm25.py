@@ -117,3 +117,25 @@ def test_stop_words_are_the_same_on_both_backends() -> None:
     assert tokenize(text) == []
     assert tokenize(text.upper() + " Kept") == ["kept"]
     assert len(tokenize(text, "cjk")) == len(STOP_WORDS)
+
+
+def test_mixed_scripts_rank_as_rank_bm25_on_the_fallback_tokens() -> None:
+    from ragchunk._pure.eval.tokenize import tokenize as pure
+
+    texts = [
+        "ΣΟΦΙΑ and the Kelvin sign \u212am in Straße",
+        "東京タワーは Tall; 東京 is THE capital",
+        "Ärger über Öl, ÄRGER again and again",
+        "plain ascii words with UPPER and lower case",
+        "a8b7c6d5e4f3g2h1 ABCDEFGHIJKLMNOP abcdefghijklmnop",
+        "",
+    ]
+    queries = ["σοφια", "東京 tall", "ärger öl", "upper CASE", "abcdefghijklmnop km", "the"]
+    for kind in ("english", "cjk", "whitespace"):
+        docs = [pure(t, kind) for t in texts]
+        oracle = rank_bm25.BM25Okapi(docs)
+        hits = BM25(tokenizer=kind).index(texts).search(queries, 3)
+        for q, h in zip(queries, hits, strict=True):
+            expected = [float(x) for x in oracle.get_scores(pure(q, kind))]
+            assert [i for i, _ in h] == _oracle_top(expected, 3), (kind, q)
+            assert [s for _, s in h] == [expected[i] for i, _ in h]

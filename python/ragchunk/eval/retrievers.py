@@ -45,6 +45,8 @@ def _check_texts(texts: object, name: str) -> list[str]:
     if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
         raise TypeError(f"{name} must be a list of str, got {type(texts).__name__}")
     out = list(texts)
+    if set(map(type, out)) <= {str}:  # the common case, checked at C speed
+        return out
     for i, t in enumerate(out):
         if not isinstance(t, str):
             raise TypeError(f"{name}[{i}] must be a str, got {type(t).__name__}")
@@ -183,7 +185,8 @@ class BM25Index:
     def search_tokens(self, queries: Sequence[Sequence[str]], k: int) -> Hits:
         """The best ``k`` chunks of every tokenized query."""
         check_k(k)
-        return [list(h) for h in self._impl().search_tokens([list(q) for q in queries], k)]
+        hits: Hits = self._impl().search_tokens([list(q) for q in queries], k)
+        return hits
 
     def search(self, queries: Sequence[str], k: int) -> Hits:
         """The best ``k`` chunks of every query: ``(chunk index, score)``, best first."""
@@ -194,7 +197,8 @@ class BM25Index:
             if not callable(tok):
                 return self.search_tokens([tokenize(q, str(tok)) for q in queries], k)
             return self.search_tokens([list(tok(q)) for q in queries], k)
-        return [list(h) for h in self._impl().search(queries, k)]
+        hits: Hits = self._impl().search(queries, k)  # new lists, on both backends
+        return hits
 
 
 def _embed_fn(obj: Any) -> Callable[[list[str]], Any]:
