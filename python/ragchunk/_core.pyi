@@ -48,8 +48,10 @@ __all__ = [
     "remove_tag",
     "semantic_distances",
     "semantic_gradient",
+    "semantic_lc_sentences",
     "semantic_mean_pool",
     "semantic_percentiles",
+    "semantic_rows_f32",
     "semantic_similarity_matrix",
     "semantic_stats",
     "sentence_spans",
@@ -368,6 +370,14 @@ def late_pool(
 
 def late_char_offsets(text: str, offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """UTF-8 byte offsets of ``text`` as code-point offsets."""
+
+def semantic_rows_f32(value: object, rows: int) -> tuple[bytearray, int] | None:
+    """A list of ``rows`` equal-length lists of finite floats as float32 bytes and ``dim``."""
+
+def semantic_lc_sentences(
+    text: str, buffer: int, spans: bool
+) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+    """LangChain's sentences, their code-point spans (when ``spans``) and windows."""
 
 def semantic_mean_pool(
     data: bytes,

@@ -92,6 +92,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_mean_pool, m)?)?;
     m.add_function(wrap_pyfunction!(late::late_pool, m)?)?;
     m.add_function(wrap_pyfunction!(late::late_char_offsets, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_rows_f32, m)?)?;
+    m.add_function(wrap_pyfunction!(semantic::semantic_lc_sentences, m)?)?;
     li_split::register(m)?;
     Ok(())
 }

@@ -5,8 +5,9 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyFloat, PyList};
 
-use crate::semantic::{distance, f32_from_le_bytes, pool, stats, Matrix};
+use crate::semantic::{distance, f32_from_le_bytes, pool, sentences, stats, Matrix};
 
 use super::guard::{contain, detached};
 
@@ -130,6 +131,103 @@ pub(super) fn semantic_mean_pool(
                 &tokens,
                 &chunks,
             )
+        })
+    })
+}
+
+/// The f32 values of `value` when it is a list of `rows` lists of the same non-zero length
+/// holding only finite Python floats (what LangChain embedders return), or `None` for
+/// anything else, which the caller then validates the general way.
+fn list_rows_f32(value: &Bound<'_, PyAny>, rows: usize) -> Option<(Vec<f32>, usize)> {
+    let outer = value.cast::<PyList>().ok()?;
+    if outer.len() != rows || rows == 0 {
+        return None;
+    }
+    let mut dim = 0usize;
+    let mut data: Vec<f32> = Vec::new();
+    for (i, row) in outer.iter().enumerate() {
+        let row = row.cast_into::<PyList>().ok()?;
+        if i == 0 {
+            dim = row.len();
+            if dim == 0 {
+                return None;
+            }
+            data.reserve_exact(rows.checked_mul(dim)?);
+        } else if row.len() != dim {
+            return None;
+        }
+        for item in row.iter() {
+            let v = item.cast::<PyFloat>().ok()?.value();
+            if !v.is_finite() {
+                return None;
+            }
+            let f = v as f32;
+            if !f.is_finite() {
+                return None; // overflows float32: the general path reports it
+            }
+            data.push(f);
+        }
+    }
+    Some((data, dim))
+}
+
+/// `(float32 little-endian bytes, dim)` of a list of `rows` equal-length lists of finite
+/// floats, converted in one pass without numpy (each value rounded to float32 as
+/// `np.asarray(value, dtype=np.float32)` rounds it); `None` when `value` is anything else.
+#[pyfunction]
+pub(super) fn semantic_rows_f32<'py>(
+    py: Python<'py>,
+    value: &Bound<'py, PyAny>,
+    rows: usize,
+) -> PyResult<Option<(Bound<'py, PyByteArray>, usize)>> {
+    contain(py, || {
+        let Some((data, dim)) = list_rows_f32(value, rows) else {
+            return Ok(None);
+        };
+        let bytes = PyByteArray::new_with(py, data.len() * 4, |buf| {
+            for (chunk, v) in buf.chunks_exact_mut(4).zip(&data) {
+                chunk.copy_from_slice(&v.to_le_bytes());
+            }
+            Ok(())
+        })?;
+        Ok(Some((bytes, dim)))
+    })
+}
+
+/// LangChain's sentences of `text` (`re.split(r"(?<=[.?!])\s+", text)`), their code-point
+/// spans when `spans` (else an empty list), and the window of each sentence with `buffer`
+/// neighbours either side, joined by spaces.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+pub(super) fn semantic_lc_sentences(
+    py: Python<'_>,
+    text: &str,
+    buffer: usize,
+    spans: bool,
+) -> PyResult<(Vec<String>, Vec<(usize, usize)>, Vec<String>)> {
+    contain(py, || {
+        detached(py, || {
+            let pieces = sentences::langchain_sentences(text);
+            let texts: Vec<String> = pieces.iter().map(|&(s, e)| text[s..e].to_owned()).collect();
+            let windows: Vec<String> = (0..pieces.len())
+                .map(|i| sentences::window(text, &pieces, i, buffer))
+                .collect();
+            let mut char_spans = Vec::new();
+            if spans {
+                // byte offsets are increasing: one walk over the characters converts them all
+                char_spans.reserve(pieces.len());
+                let (mut byte, mut chars) = (0usize, 0usize);
+                let mut to_char = |b: usize| {
+                    chars += text[byte..b].chars().count();
+                    byte = b;
+                    chars
+                };
+                for &(s, e) in &pieces {
+                    let cs = to_char(s);
+                    char_spans.push((cs, to_char(e)));
+                }
+            }
+            (texts, char_spans, windows)
         })
     })
 }

@@ -9,6 +9,7 @@
 pub mod distance;
 pub mod late;
 pub mod pool;
+pub mod sentences;
 pub mod stats;
 
 /// A row-major matrix of `rows x dim` float32 values, borrowed.

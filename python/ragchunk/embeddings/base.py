@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from ..core import dispatch
 from ._counting import BatchCounter, batch_counter
 from ._numpy import np
 from .cache import EmbeddingCache
@@ -52,6 +53,10 @@ def check_embeddings(value: Any, rows: int, name: str = "embeddings") -> Any:
     ...
     ValueError: embeddings holds NaN or infinite values (row 0)
     """
+    if type(value) is list:  # LangChain's list of lists: converted in one pass in Rust
+        fast = _float_rows(value, rows)
+        if fast is not None:
+            return fast
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError) as exc:
@@ -73,6 +78,21 @@ def check_embeddings(value: Any, rows: int, name: str = "embeddings") -> Any:
     if not finite.all():
         raise ValueError(f"{name} holds NaN or infinite values (row {int(np.argmin(finite))})")
     return out
+
+
+def _float_rows(value: list[Any], rows: int) -> Any:
+    """``value`` as a float32 ``(rows, dim)`` array when it is a list of ``rows`` lists of
+    the same non-zero length holding only finite floats (the Rust core reads the lists
+    directly), else None: the general path then converts and reports."""
+
+    def rust(core: Any) -> Any:
+        got = core.semantic_rows_f32(value, rows)
+        if got is None:
+            return None
+        data, dim = got
+        return np.frombuffer(data, dtype=np.float32).reshape(rows, dim)
+
+    return dispatch.run(rust, lambda: None)
 
 
 def _raw_function(obj: Any) -> tuple[Callable[[list[str]], Any], str]:

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..core import dispatch
 from ..core.checks import check_text
 from ..core.chunk import Chunk
 from . import _numeric
@@ -24,6 +25,26 @@ BREAKPOINT_DEFAULTS: dict[str, float] = {
 }
 _LANGCHAIN_TYPES = ("percentile", "standard_deviation", "interquartile", "gradient")
 _LANGCHAIN_SENTENCES = r"(?<=[.?!])\s+"
+_SENTENCES = re.compile(_LANGCHAIN_SENTENCES)
+
+
+def _lc_sentences(
+    text: str, buffer: int, spans_wanted: bool
+) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+    """LangChain's sentences of ``text``, their spans (when ``spans_wanted``) and the window
+    of each: the sentences before, each followed by a space, the sentence, then the
+    sentences after, each after a space; that is one space-joined slice."""
+    sentences = _SENTENCES.split(text)
+    spans: list[tuple[int, int]] = []
+    if spans_wanted:
+        at = 0
+        for m in _SENTENCES.finditer(text):
+            spans.append((at, m.start()))
+            at = m.end()
+        spans.append((at, len(text)))
+    n = len(sentences)
+    combined = [" ".join(sentences[max(0, i - buffer) : i + buffer + 1]) for i in range(n)]
+    return sentences, spans, combined
 
 
 def _check_amount(kind: str, amount: float) -> float:
@@ -277,28 +298,19 @@ class SemanticChunker(EmbeddingChunker):
 
     # -- LangChain's mode ------------------------------------------------------------------------
 
-    def _langchain(self, text: str) -> tuple[list[str], list[tuple[int, int]], SemanticAnalysis]:
-        """LangChain's texts, their source extents and the diagnostics."""
-        pattern = re.compile(_LANGCHAIN_SENTENCES)
-        sentences: list[str] = []
-        spans: list[tuple[int, int]] = []
-        at = 0
-        for m in pattern.finditer(text):
-            sentences.append(text[at : m.start()])
-            spans.append((at, m.start()))
-            at = m.end()
-        sentences.append(text[at:])
-        spans.append((at, len(text)))
+    def _langchain(
+        self, text: str, spans_wanted: bool = True
+    ) -> tuple[list[str], list[tuple[int, int]], SemanticAnalysis | None]:
+        """LangChain's texts, their source extents and the diagnostics (extents and
+        diagnostics only when ``spans_wanted``: ``split_text`` needs neither)."""
+        sentences, spans, combined = dispatch.run(
+            lambda core: core.semantic_lc_sentences(text, self.buffer_size, spans_wanted),
+            lambda: _lc_sentences(text, self.buffer_size, spans_wanted),
+        )
         n = len(sentences)
         if n == 1 or (self.breakpoint_threshold_type == "gradient" and n == 2):
-            return sentences, spans, SemanticAnalysis(spans, [], method=self._method())
-        b = self.buffer_size
-        combined = []
-        for i in range(n):
-            parts = [sentences[j] + " " for j in range(i - b, i) if j >= 0]
-            parts.append(sentences[i])
-            parts += [" " + sentences[j] for j in range(i + 1, i + 1 + b) if j < n]
-            combined.append("".join(parts))
+            analysis = SemanticAnalysis(spans, [], method=self._method()) if spans_wanted else None
+            return sentences, spans, analysis
         # One call with the windows in order, as LangChain makes it: an embedder whose vectors
         # depend on the call (per-call state, a hosted API's batching) gives the same vectors.
         assert self.embedder is not None
@@ -308,17 +320,24 @@ class SemanticChunker(EmbeddingChunker):
         extents: list[tuple[int, int]] = []
         breaks: list[int] = []
         start = 0
+        minimum = self.min_chunk_size
         for index in cuts:
             joined = " ".join(sentences[start : index + 1])
-            if self.min_chunk_size is not None and len(joined) < self.min_chunk_size:
+            if minimum is not None and len(joined) < minimum:
                 continue
             texts.append(joined)
-            extents.append((spans[start][0], spans[index][1]))
             breaks.append(index)
             start = index + 1
         if start < n:
             texts.append(" ".join(sentences[start:]))
-            extents.append((spans[start][0], spans[-1][1]))
+        if not spans_wanted:
+            return texts, extents, None
+        first = 0
+        for index in breaks:
+            extents.append((spans[first][0], spans[index][1]))
+            first = index + 1
+        if first < n:
+            extents.append((spans[first][0], spans[-1][1]))
         analysis = SemanticAnalysis(spans, distances, limit, breaks, array, method=self._method())
         return texts, extents, analysis
 
@@ -329,6 +348,7 @@ class SemanticChunker(EmbeddingChunker):
             return super().analyze(text)
         text = check_text(text)
         texts, extents, analysis = self._langchain(text)
+        assert analysis is not None
         counts = self._count(texts)
         analysis.chunks = [
             Chunk(t, s, max(e, s), n, {"rejoined": True})
@@ -339,5 +359,5 @@ class SemanticChunker(EmbeddingChunker):
     def split_text(self, text: str) -> list[str]:
         """Just the chunk strings (in LangChain's mode, exactly LangChain's ``split_text``)."""
         if self.langchain_compat:
-            return self._langchain(check_text(text))[0]
+            return self._langchain(check_text(text), spans_wanted=False)[0]
         return super().split_text(text)
