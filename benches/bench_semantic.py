@@ -1,11 +1,15 @@
-"""Semantic chunking against LangChain's SemanticChunker: the chunking itself with the same
-precomputed embeddings, and end to end with the WordLlama model shipped in its wheel.
+"""Semantic chunking against LangChain's and Chonkie's SemanticChunker: the chunking itself
+with the same precomputed embeddings, and end to end with the WordLlama model shipped in its
+wheel.
 
-    .venv/bin/python benches/bench_semantic.py [--docs 24] [--size 20000] [--rounds 3]
+    .venv/bin/python benches/bench_semantic.py [--docs 24] [--size 20000] [--rounds 5]
 
-* **precomputed**: every text either chunker will embed is embedded before the clock starts;
-  both then get a lookup table (LangChain an ``Embeddings`` returning lists, ragchunk a
-  callable returning an array), so the time is the chunking alone.
+* **precomputed**: a warm-up run embeds (with WordLlama) every text any chunker asks for;
+  the timed runs then look each text up in that vector table, so the time is the chunking
+  alone. LangChain and ragchunk's LangChain mode get the same LangChain ``Embeddings``
+  returning lists of floats, as LangChain embedders do; ragchunk's own mode a callable
+  returning a float32 array; Chonkie a ``BaseEmbeddings`` returning arrays. Rounds are
+  interleaved in one process and each ratio is the median of the per-round ratios.
 * **end to end**: the same WordLlama model (``load_wordllama``: the wheel's own files,
   offline) behind both; the embedding share is the time spent inside the model's calls.
 * **calls saved**: texts asked for vs texts the model embedded, with de-duplication and
@@ -66,17 +70,6 @@ class LCEmbeddings(Embeddings):
         return self.fn([text])[0]
 
 
-class Recorder:
-    """Collects the texts a chunker asks to embed (zero vectors of the right shape)."""
-
-    def __init__(self) -> None:
-        self.texts: set[str] = set()
-
-    def __call__(self, texts: list[str]) -> Any:
-        self.texts.update(texts)
-        return np.ones((len(texts), 4), dtype=np.float32)
-
-
 def median_time(fn: Any, rounds: int) -> float:
     times = []
     for _ in range(rounds):
@@ -86,11 +79,53 @@ def median_time(fn: Any, rounds: int) -> float:
     return statistics.median(times)
 
 
+def interleaved(runs: dict[str, Any], rounds: int) -> dict[str, list[float]]:
+    """Seconds per round of each run, the runs taking turns within every round."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, fn in runs.items():
+            t0 = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - t0)
+    return times
+
+
+def chonkie_factory() -> Any:
+    """``embed -> Chonkie SemanticChunker`` over that texts -> vectors function (cl100k_base
+    token counts, chunk_size 512, Chonkie's other defaults), or None without Chonkie."""
+    try:
+        import tiktoken
+        from chonkie import SemanticChunker as ChonkieSemantic
+        from chonkie.embeddings import BaseEmbeddings
+    except ImportError:
+        return None
+    enc = tiktoken.get_encoding("cl100k_base")
+
+    class Table(BaseEmbeddings):  # type: ignore[misc]
+        def __init__(self, embed: Any) -> None:
+            self.fn = embed
+
+        def embed(self, text: str) -> Any:
+            return self.fn([text])[0]
+
+        def embed_batch(self, texts: list[str]) -> list[Any]:
+            return list(self.fn(texts)) if texts else []
+
+        @property
+        def dimension(self) -> int:
+            return int(self.fn(["x"]).shape[1])
+
+        def get_tokenizer(self) -> Any:
+            return enc
+
+    return lambda embed: ChonkieSemantic(embedding_model=Table(embed), chunk_size=512)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--docs", type=int, default=24)
     ap.add_argument("--size", type=int, default=20000)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     docs = documents(args.docs, args.size)
     total_mb = sum(len(d.encode()) for d in docs) / 1e6
@@ -101,41 +136,76 @@ def main() -> None:
     print(ragchunk.backend)
 
     # -- precomputed embeddings -----------------------------------------------------------------
-    rec_lc, rec_rc = Recorder(), Recorder()
+    vectors: dict[str, Any] = {}
+
+    def warm(texts: list[str]) -> Any:
+        missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+        if missing:
+            vectors.update(zip(missing, model.embed(missing), strict=True))
+        return np.stack([vectors[t] for t in texts])
+
+    chonkie_make = chonkie_factory()
     for d in docs:
-        LCSemantic(LCEmbeddings(lambda t: rec_lc(t).tolist())).split_text(d)
-        SemanticChunker(rec_rc, chunk_size=512).split(d)
-    table = {
-        t: v
-        for t, v in zip(
-            sorted(rec_lc.texts | rec_rc.texts),
-            model.embed(sorted(rec_lc.texts | rec_rc.texts)),
-            strict=True,
-        )
-    }
-    lc_table = {t: v.astype(np.float64).tolist() for t, v in table.items()}
+        LCSemantic(LCEmbeddings(lambda t: warm(t).tolist())).split_text(d)
+        SemanticChunker(warm, chunk_size=512).split(d)
+        if chonkie_make is not None:
+            chonkie_make(warm).chunk(d)
+    keys = list(vectors)
+    matrix = np.stack([vectors[k] for k in keys])
+    row_of = {k: i for i, k in enumerate(keys)}
+    lc_table = {k: v.astype(np.float64).tolist() for k, v in vectors.items()}
 
     def lc_lookup(texts: list[str]) -> list[list[float]]:
         return [lc_table[t] for t in texts]
 
     def rc_lookup(texts: list[str]) -> Any:
-        return np.stack([table[t] for t in texts])
+        return matrix[[row_of[t] for t in texts]]
 
-    lc = LCSemantic(LCEmbeddings(lc_lookup))
+    lc_embeddings = LCEmbeddings(lc_lookup)
+    lc = LCSemantic(lc_embeddings)
     rc = SemanticChunker(rc_lookup, chunk_size=512)
-    rc_compat = SemanticChunker(rc_lookup, langchain_compat=True)
+    rc_compat = SemanticChunker(lc_embeddings, langchain_compat=True)
     assert [rc_compat.split_text(d) for d in docs] == [lc.split_text(d) for d in docs]
-    rows = []
-    t_lc = median_time(lambda: [lc.split_text(d) for d in docs], args.rounds)
-    t_rc = median_time(lambda: [rc.split(d) for d in docs], args.rounds)
-    t_cp = median_time(lambda: [rc_compat.split_text(d) for d in docs], args.rounds)
-    rows.append(("LangChain `SemanticChunker`", t_lc))
-    rows.append(("ragchunk `SemanticChunker` (own mode, chunk_size=512)", t_rc))
-    rows.append(("ragchunk `SemanticChunker(langchain_compat=True)`", t_cp))
-    print("\n| precomputed embeddings | seconds (median) | LangChain / this |")
-    print("|---|---:|---:|")
-    for name, t in rows:
-        print(f"| {name} | {t:.3f} | {t_lc / t:.1f}x |")
+    runs: dict[str, Any] = {
+        "LangChain `SemanticChunker`": lambda: [lc.split_text(d) for d in docs],
+        "ragchunk `SemanticChunker(langchain_compat=True)`": lambda: [
+            rc_compat.split_text(d) for d in docs
+        ],
+        "ragchunk `SemanticChunker` (own mode, chunk_size=512)": lambda: [
+            rc.split(d) for d in docs
+        ],
+    }
+    counts = {
+        "LangChain `SemanticChunker`": sum(len(lc.split_text(d)) for d in docs),
+        "ragchunk `SemanticChunker(langchain_compat=True)`": sum(
+            len(rc_compat.split_text(d)) for d in docs
+        ),
+        "ragchunk `SemanticChunker` (own mode, chunk_size=512)": sum(
+            len(rc.split(d)) for d in docs
+        ),
+    }
+    if chonkie_make is not None:
+        ck = chonkie_make(rc_lookup)
+        runs["Chonkie `SemanticChunker` (chunk_size=512)"] = lambda: [ck.chunk(d) for d in docs]
+        counts["Chonkie `SemanticChunker` (chunk_size=512)"] = sum(len(ck.chunk(d)) for d in docs)
+    times = interleaved(runs, args.rounds)
+    base = times["LangChain `SemanticChunker`"]
+    print("\n| precomputed embeddings | chunks | ms (median) | LangChain / this | Chonkie / this |")
+    print("|---|---:|---:|---:|---:|")
+    chonkie = times.get("Chonkie `SemanticChunker` (chunk_size=512)")
+    for name, ts in times.items():
+        lc_ratio = statistics.median(b / t for b, t in zip(base, ts, strict=True))
+        ck_ratio = (
+            f"{statistics.median(c / t for c, t in zip(chonkie, ts, strict=True)):.1f}x"
+            if chonkie is not None
+            else "-"
+        )
+        print(
+            f"| {name} | {counts[name]} | {statistics.median(ts) * 1e3:.1f} "
+            f"| {lc_ratio:.1f}x | {ck_ratio} |"
+        )
+    if chonkie is None:
+        print("(Chonkie is not installed: its row is left out)")
 
     # -- end to end with WordLlama ------------------------------------------------------------
     e_lc = Timed(lambda t: model.embed(t).astype(np.float64).tolist())
