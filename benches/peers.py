@@ -1,0 +1,516 @@
+"""ragchunk side by side with every peer, on the same documents, with exactness checks.
+
+    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--semantic-docs 8]
+                                      [--only PAIR ...] [--list] [--json OUT]
+
+Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: tiktoken
+``cl100k_base``, 512 tokens, no overlap. The documents are the Markdown files of
+``../shared/corpus`` (else a generated multilingual corpus), taken in turn from each source
+so that a ``--limit-mb`` sample mixes English and Chinese. All pairs run in one process in
+interleaved rounds (every round times every pair, the two sides of a pair back to back, in
+alternating order), so both sides of a pair see the same machine noise. Both sides chunk one
+document per call on one thread. Reported per pair: each side's MB/s (median of the rounds),
+the ratio peer time / ragchunk time in each round and its median, chunk counts, and three
+checks on each side's output from the last round:
+
+* **lossless**: ``verbatim`` when every chunk is a substring of the document, in order, and
+  what lies between consecutive chunks (and before the first, after the last) is whitespace
+  only, i.e. the chunks slice back to the source modulo the chunker's own whitespace
+  stripping; ``whitespace`` when only the non-whitespace characters survive in order (the
+  chunker re-joins pieces with other whitespace, e.g. single spaces); else ``LOSSY`` (text
+  lost, replaced (U+FFFD from a character cut in half) or repeated).
+* **offsets**: where the chunker reports offsets, the number of chunks whose text is not
+  ``document[start:end]`` (``-`` when it reports none).
+* **budget**: the largest chunk in ``cl100k_base`` tokens (``encode_ordinary`` of the chunk
+  text) and how many chunks exceed 512.
+
+Caches: semchunk memoises its token counter (its default); the cache is dropped before every
+round, so each round sees the corpus for the first time, as ingestion does.
+
+Semantic pairs (``--semantic-docs`` documents of at most ``--semantic-chars`` characters) run
+twice: with a precomputed table (every text any of the chunkers asks to embed is embedded by
+WordLlama before the clock; each library gets the table behind its own embedder interface, so
+the time is the chunking alone) and with the WordLlama model itself end to end. The late
+pair gives both libraries the same token vectors (a seeded table indexed by ``cl100k_base``
+token id, looked up before the clock) and checks each chunk's vector against the mean of
+the vectors of the tokens its span overlaps.
+
+Peers are optional (``pip install 'ragchunk[bench]'``); a missing one is listed as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _corpus import CORPUS, generated_corpus, offline_tiktoken  # noqa: E402
+
+offline_tiktoken()
+
+import ragchunk  # noqa: E402
+import tiktoken  # noqa: E402
+
+SIZE = 512
+ENC = tiktoken.get_encoding("cl100k_base")
+
+#: One chunk as the checks see it: its text and, where the chunker reports them, offsets.
+Out = tuple[str, "int | None", "int | None"]
+
+
+@dataclass
+class Side:
+    """One chunker: ``run(docs)`` is timed, ``chunks(raw, docs)`` (not timed) turns its
+    result into one list of :data:`Out` per document; ``prepare()`` runs before each round."""
+
+    name: str
+    run: Callable[[list[str]], Any]
+    chunks: Callable[[Any, list[str]], list[list[Out]]]
+    prepare: Callable[[], None] | None = None
+    extra: Callable[[], dict[str, Any]] | None = None
+
+
+@dataclass
+class Pair:
+    name: str
+    peer: Side
+    ours: Side
+    semantic: bool = False
+    note: str = ""
+    times: dict[str, list[float]] = field(default_factory=lambda: {"peer": [], "ours": []})
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+# -- documents ------------------------------------------------------------------------------------
+
+
+def documents(limit_mb: float | None) -> tuple[str, list[str]]:
+    """The corpus documents, one source after another in turn (d2l-zh, hugo-docs-en, ...),
+    up to ``limit_mb`` megabytes of UTF-8."""
+    if CORPUS.is_dir():
+        by_source = [
+            sorted(p for p in src.rglob("*.md"))
+            for src in sorted(CORPUS.iterdir())
+            if src.is_dir()
+        ]
+        order: list[Path] = []
+        for i in range(max(map(len, by_source), default=0)):
+            order.extend(paths[i] for paths in by_source if i < len(paths))
+        texts = (p.read_text(encoding="utf-8") for p in order)
+        label = "../shared/corpus"
+    else:
+        texts = iter(generated_corpus())
+        label = "generated multilingual corpus"
+    docs: list[str] = []
+    total = 0
+    for t in texts:
+        if limit_mb is not None and total >= limit_mb * 1e6:
+            break
+        docs.append(t)
+        total += len(t.encode("utf-8"))
+    return f"{label}: {len(docs)} documents, {total / 1e6:.2f} MB", docs
+
+
+def semantic_documents(n: int, chars: int, docs: list[str]) -> list[str]:
+    """``n`` documents spread over ``docs`` (every k-th), each cut to ``chars`` characters."""
+    step = max(1, len(docs) // max(1, n))
+    return [d[:chars] for d in docs[::step][:n]]
+
+
+# -- checks ---------------------------------------------------------------------------------------
+
+_WS = re.compile(r"\s+")
+
+
+def lossless(doc: str, texts: list[str]) -> str:
+    cursor = 0
+    for t in texts:
+        if not t:
+            continue
+        pos = doc.find(t, cursor)
+        if pos < 0 or (pos > cursor and not doc[cursor:pos].isspace()):
+            break
+        cursor = pos + len(t)
+    else:
+        if cursor == len(doc) or doc[cursor:].isspace():
+            return "verbatim"
+    if _WS.sub("", "".join(texts)) == _WS.sub("", doc):
+        return "whitespace"
+    return "LOSSY"
+
+
+def check(docs: list[str], outs: list[list[Out]]) -> dict[str, Any]:
+    """The three checks over every document's chunks."""
+    kinds = {"verbatim": 0, "whitespace": 0, "LOSSY": 0}
+    bad_offsets, with_offsets, n, largest, over, fffd = 0, 0, 0, 0, 0, 0
+    for doc, chunks in zip(docs, outs, strict=True):
+        texts = [c[0] for c in chunks]
+        kinds[lossless(doc, texts)] += 1
+        fffd += max(0, sum(t.count("\ufffd") for t in texts) - doc.count("\ufffd"))
+        for text, s, e in chunks:
+            if s is not None and e is not None:
+                with_offsets += 1
+                bad_offsets += doc[s:e] != text
+        counts = [len(x) for x in ENC.encode_ordinary_batch(texts)] if texts else []
+        n += len(texts)
+        largest = max([largest, *counts])
+        over += sum(c > SIZE for c in counts)
+    worst = "LOSSY" if kinds["LOSSY"] else ("whitespace" if kinds["whitespace"] else "verbatim")
+    return {
+        "chunks": n,
+        "lossless": worst,
+        "docs_by_lossless": kinds,
+        "replacement_chars": fffd,
+        "offsets_checked": with_offsets,
+        "offsets_wrong": bad_offsets if with_offsets else None,
+        "max_tokens": largest,
+        "over_budget": over,
+    }
+
+
+def same_texts(a: list[list[Out]], b: list[list[Out]]) -> bool:
+    return all([c[0] for c in x] == [c[0] for c in y] for x, y in zip(a, b, strict=True))
+
+
+# -- adapters -------------------------------------------------------------------------------------
+
+
+def each(fn: Callable[[str], Any]) -> Callable[[list[str]], list[Any]]:
+    return lambda docs: [fn(d) for d in docs]
+
+
+def from_chunks(raw: list[list[Any]], docs: list[str]) -> list[list[Out]]:
+    """ragchunk ``Chunk`` objects."""
+    return [[(c.text, c.start, c.end) for c in cs] for cs in raw]
+
+
+def from_chonkie(raw: list[list[Any]], docs: list[str]) -> list[list[Out]]:
+    return [[(c.text, c.start_index, c.end_index) for c in cs] for cs in raw]
+
+
+def from_strings(raw: list[list[str]], docs: list[str]) -> list[list[Out]]:
+    return [[(t, None, None) for t in ts] for ts in raw]
+
+
+def from_indices(raw: list[list[tuple[int, str]]], docs: list[str]) -> list[list[Out]]:
+    """semantic-text-splitter's ``(character offset, text)`` pairs."""
+    return [[(t, i, i + len(t)) for i, t in cs] for cs in raw]
+
+
+def from_semchunk(raw: list[tuple[list[str], list[tuple[int, int]]]], docs: list[str]):
+    return [[(t, s, e) for t, (s, e) in zip(ts, offs, strict=True)] for ts, offs in raw]
+
+
+def llama_nodes(parser: Any) -> Callable[[Any, list[str]], list[list[Out]]]:
+    """A LlamaIndex parser's ``split_text`` result checked with the offsets of its nodes."""
+
+    def chunks(raw: list[list[str]], docs: list[str]) -> list[list[Out]]:
+        from llama_index.core import Document
+
+        out = []
+        for d in docs:
+            nodes = parser.get_nodes_from_documents([Document(text=d)])
+            out.append([(n.text, n.start_char_idx, n.end_char_idx) for n in nodes])
+        return out
+
+    return chunks
+
+
+# -- the classic pairs ----------------------------------------------------------------------------
+
+
+def classic_pairs(skipped: list[str]) -> list[Pair]:
+    pairs: list[Pair] = []
+    rc_recursive = ragchunk.RecursiveSplitter(SIZE)
+    ours_recursive = Side("ragchunk RecursiveSplitter", each(rc_recursive.split), from_chunks)
+    try:
+        import chonkie
+
+        ver = chonkie.__version__
+        ch_t = chonkie.TokenChunker(tokenizer=ENC, chunk_size=SIZE, chunk_overlap=0)
+        rc_t = ragchunk.TokenWindowSplitter(SIZE, 0)
+        pairs.append(
+            Pair(
+                "chonkie-token",
+                Side(f"Chonkie {ver} TokenChunker", each(ch_t.chunk), from_chonkie),
+                Side("ragchunk TokenWindowSplitter", each(rc_t.split), from_chunks),
+            )
+        )
+        ch_s = chonkie.SentenceChunker(tokenizer=ENC, chunk_size=SIZE, chunk_overlap=0)
+        rc_s = ragchunk.SentenceSplitter(SIZE)
+        pairs.append(
+            Pair(
+                "chonkie-sentence",
+                Side(f"Chonkie {ver} SentenceChunker", each(ch_s.chunk), from_chonkie),
+                Side("ragchunk SentenceSplitter", each(rc_s.split), from_chunks),
+            )
+        )
+        ch_r = chonkie.RecursiveChunker(tokenizer=ENC, chunk_size=SIZE)
+        pairs.append(
+            Pair(
+                "chonkie-recursive",
+                Side(f"Chonkie {ver} RecursiveChunker", each(ch_r.chunk), from_chonkie),
+                ours_recursive,
+            )
+        )
+        try:
+            import tree_sitter_language_pack  # noqa: F401
+        except ImportError:
+            skipped.append(
+                "chonkie-code: Chonkie's CodeChunker needs tree-sitter-language-pack, which "
+                "downloads its grammars at first use (not installed here)"
+            )
+    except ImportError as exc:
+        skipped.append(f"chonkie-*: {exc}")
+    try:
+        import semchunk
+        import semchunk.semchunk as _sc
+
+        holder: dict[str, Any] = {}
+
+        def fresh() -> None:
+            # a new chunker with an empty token-count cache for every round
+            getattr(_sc, "_memoized_token_counters", {}).clear()
+            holder["c"] = semchunk.chunkerify(ENC, SIZE)
+
+        fresh()
+        pairs.append(
+            Pair(
+                "semchunk",
+                Side(
+                    "semchunk 4 chunkerify (offsets=True)",
+                    lambda docs: [holder["c"](d, offsets=True) for d in docs],
+                    from_semchunk,
+                    prepare=fresh,
+                ),
+                ours_recursive,
+                note="semchunk's token-count cache is emptied before every round",
+            )
+        )
+    except ImportError as exc:
+        skipped.append(f"semchunk: {exc}")
+    try:
+        from semantic_text_splitter import MarkdownSplitter as StsMarkdown
+        from semantic_text_splitter import TextSplitter as StsText
+
+        sts_t = StsText.from_tiktoken_model("gpt-4", SIZE)
+        pairs.append(
+            Pair(
+                "text-splitter",
+                Side(
+                    "semantic-text-splitter TextSplitter.chunk_indices",
+                    each(sts_t.chunk_indices),
+                    from_indices,
+                ),
+                ours_recursive,
+            )
+        )
+        sts_m = StsMarkdown.from_tiktoken_model("gpt-4", SIZE)
+        rc_m = ragchunk.MarkdownSplitter(SIZE)
+        pairs.append(
+            Pair(
+                "text-splitter-markdown",
+                Side(
+                    "semantic-text-splitter MarkdownSplitter.chunk_indices",
+                    each(sts_m.chunk_indices),
+                    from_indices,
+                ),
+                Side("ragchunk MarkdownSplitter", each(rc_m.split), from_chunks),
+            )
+        )
+    except ImportError as exc:
+        skipped.append(f"text-splitter: {exc}")
+    try:
+        from llama_index.core.node_parser import SentenceSplitter as LiSentence
+        from llama_index.core.node_parser import TokenTextSplitter as LiToken
+        from ragchunk.integrations import llama_index as rli
+
+        for key, peer_cls, ours_cls in (
+            ("llamaindex-sentence", LiSentence, rli.SentenceSplitter),
+            ("llamaindex-token", LiToken, rli.TokenTextSplitter),
+        ):
+            p, o = peer_cls(chunk_size=SIZE, chunk_overlap=0), ours_cls(chunk_size=SIZE, chunk_overlap=0)
+            pairs.append(
+                Pair(
+                    key,
+                    Side(f"LlamaIndex {peer_cls.__name__}.split_text", each(p.split_text), llama_nodes(p)),
+                    Side(
+                        f"ragchunk.integrations.llama_index.{ours_cls.__name__}.split_text",
+                        each(o.split_text),
+                        llama_nodes(o),
+                    ),
+                    note="offsets from get_nodes_from_documents",
+                )
+            )
+    except ImportError as exc:
+        skipped.append(f"llamaindex-*: {exc}")
+    try:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter as LcRecursive
+        from ragchunk.integrations.langchain import RecursiveCharacterTextSplitter as RcRecursive
+
+        kw = {"encoding_name": "cl100k_base", "chunk_size": SIZE, "chunk_overlap": 0}
+        lc = LcRecursive.from_tiktoken_encoder(**kw)
+        rc_lc = RcRecursive.from_tiktoken_encoder(**kw)
+        pairs.append(
+            Pair(
+                "langchain-recursive",
+                Side(
+                    "LangChain RecursiveCharacterTextSplitter.from_tiktoken_encoder",
+                    each(lc.split_text),
+                    from_strings,
+                ),
+                Side(
+                    "ragchunk.integrations.langchain.RecursiveCharacterTextSplitter",
+                    each(rc_lc.split_text),
+                    from_strings,
+                ),
+            )
+        )
+    except ImportError as exc:
+        skipped.append(f"langchain-recursive: {exc}")
+    return pairs
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+def run_rounds(pairs: list[Pair], docs_for: Callable[[Pair], list[str]], rounds: int) -> None:
+    for r in range(rounds):
+        for pair in pairs:
+            docs = docs_for(pair)
+            order = ("peer", "ours") if r % 2 == 0 else ("ours", "peer")
+            for who in order:
+                side = pair.peer if who == "peer" else pair.ours
+                if side.prepare is not None:
+                    side.prepare()
+                t0 = time.perf_counter()
+                raw = side.run(docs)
+                pair.times[who].append(time.perf_counter() - t0)
+                pair.raw[who] = raw
+        print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+
+
+def report(pair: Pair, docs: list[str]) -> dict[str, Any]:
+    mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    outs = {w: (pair.peer if w == "peer" else pair.ours).chunks(pair.raw[w], docs) for w in pair.raw}
+    ratios = [p / o for p, o in zip(pair.times["peer"], pair.times["ours"], strict=True)]
+    row: dict[str, Any] = {
+        "pair": pair.name,
+        "note": pair.note,
+        "mb": mb,
+        "docs": len(docs),
+        "ratio_median": statistics.median(ratios),
+        "ratios": ratios,
+        "same_chunks": same_texts(outs["peer"], outs["ours"]),
+    }
+    for who, side in (("peer", pair.peer), ("ours", pair.ours)):
+        row[who] = {
+            "name": side.name,
+            "mbps": mb / statistics.median(pair.times[who]),
+            "seconds": pair.times[who],
+            **check(docs, outs[who]),
+            **(side.extra() if side.extra else {}),
+        }
+    return row
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print(
+        "| pair | peer | peer MB/s | ragchunk | ragchunk MB/s | peer time / ragchunk "
+        "(median; rounds) | chunks peer / ragchunk | lossless peer / ragchunk | offsets wrong "
+        "peer / ragchunk | max tokens peer / ragchunk (over 512) |"
+    )
+    print("|---|---|---:|---|---:|---:|---:|---|---|---|")
+
+    def off(s: dict[str, Any]) -> str:
+        return "-" if s["offsets_wrong"] is None else str(s["offsets_wrong"])
+
+    def fmt(s: dict[str, Any]) -> str:
+        return f"{s['max_tokens']} ({s['over_budget']})"
+
+    for r in rows:
+        p, o = r["peer"], r["ours"]
+        rounds = ", ".join(f"{x:.1f}" for x in r["ratios"])
+        print(
+            f"| {r['pair']} | {p['name']} | {p['mbps']:.2f} | {o['name']} | {o['mbps']:.2f} "
+            f"| **{r['ratio_median']:.1f}x** ({rounds}) | {p['chunks']} / {o['chunks']} "
+            f"| {p['lossless']} / {o['lossless']} | {off(p)} / {off(o)} | {fmt(p)} / {fmt(o)} |"
+        )
+    for r in rows:
+        notes = []
+        if r["same_chunks"]:
+            notes.append("identical chunk texts")
+        for who in ("peer", "ours"):
+            s = r[who]
+            if s["replacement_chars"]:
+                notes.append(f"{s['name']}: {s['replacement_chars']} U+FFFD from cut characters")
+            if s["lossless"] != "verbatim":
+                notes.append(f"{s['name']}: documents by lossless check {s['docs_by_lossless']}")
+            for k in ("table_misses", "vectors_wrong"):
+                if k in s:
+                    notes.append(f"{s['name']}: {k} {s[k]}")
+        if r["note"]:
+            notes.append(r["note"])
+        if notes:
+            print(f"- {r['pair']}: " + "; ".join(notes))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--limit-mb", type=float, default=None, help="corpus sample size")
+    ap.add_argument("--semantic-docs", type=int, default=8)
+    ap.add_argument("--semantic-chars", type=int, default=20000)
+    ap.add_argument("--only", nargs="+", metavar="PAIR", help="run only these pairs")
+    ap.add_argument("--list", action="store_true", help="list the pairs and exit")
+    ap.add_argument("--json", metavar="OUT", help="write the results as JSON")
+    args = ap.parse_args()
+
+    skipped: list[str] = []
+    pairs = classic_pairs(skipped)
+    if args.list:
+        for p in pairs:
+            print(f"{p.name}: {p.peer.name} -> {p.ours.name}")
+        for s in skipped:
+            print(f"skipped {s}")
+        return
+    if args.only:
+        unknown = set(args.only) - {p.name for p in pairs}
+        if unknown:
+            ap.error(f"unknown or unavailable pairs: {', '.join(sorted(unknown))}")
+        pairs = [p for p in pairs if p.name in args.only]
+
+    label, docs = documents(args.limit_mb)
+    load = os.getloadavg()
+    print(f"corpus {label}; chunk size {SIZE} cl100k_base tokens, overlap 0")
+    print(
+        f"python {sys.version.split()[0]}, ragchunk {ragchunk.__version__} ({ragchunk.backend}), "
+        f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    run_rounds(pairs, lambda p: docs, args.rounds)
+    rows = [report(p, docs) for p in pairs]
+    load = os.getloadavg()
+    print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
+    print_table(rows)
+    for s in skipped:
+        print(f"skipped {s}")
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"corpus": label, "rows": rows, "skipped": skipped}, indent=1)
+        )
+
+
+if __name__ == "__main__":
+    main()
