@@ -396,15 +396,15 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
 # -- running --------------------------------------------------------------------------------------
 
 
-def run_rounds(pairs: list[Pair], docs_for: Callable[[Pair], list[str]], rounds: int) -> None:
+def run_rounds(pairs: list[Pair], slices: list[list[str]]) -> None:
+    """Time every pair on ``slices[r]`` in round ``r``, interleaved."""
     for pair in pairs:  # warm-up, not timed: vocabularies and models load on first use
         for side in (pair.peer, pair.ours):
             if side.prepare is not None:
                 side.prepare()
-            side.run(docs_for(pair)[:1])
-    for r in range(rounds):
+            side.run(["Warm up. " * 50])
+    for r, docs in enumerate(slices):
         for pair in pairs:
-            docs = docs_for(pair)
             order = ("peer", "ours") if r % 2 == 0 else ("ours", "peer")
             for who in order:
                 side = pair.peer if who == "peer" else pair.ours
@@ -413,27 +413,44 @@ def run_rounds(pairs: list[Pair], docs_for: Callable[[Pair], list[str]], rounds:
                 t0 = time.perf_counter()
                 raw = side.run(docs)
                 pair.times[who].append(time.perf_counter() - t0)
-                pair.raw[who] = raw
-        print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+                pair.raw.setdefault(who, []).append(raw)
+        print(f"round {r + 1}/{len(slices)} done", file=sys.stderr, flush=True)
 
 
-def report(pair: Pair, docs: list[str]) -> dict[str, Any]:
-    mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
-    outs = {w: (pair.peer if w == "peer" else pair.ours).chunks(pair.raw[w], docs) for w in pair.raw}
+def report(pair: Pair, slices: list[list[str]]) -> dict[str, Any]:
+    """Throughput per round, and the checks over every round's output (each document once:
+    with repeated documents, the last round's)."""
+    seen: dict[int, int] = {}  # id(document) -> position in ``docs``
+    docs: list[str] = []
+    outs: dict[str, list[list[Out]]] = {"peer": [], "ours": []}
+    for r, chunk_docs in enumerate(slices):
+        for who, side in (("peer", pair.peer), ("ours", pair.ours)):
+            for d, out in zip(chunk_docs, side.chunks(pair.raw[who][r], chunk_docs), strict=True):
+                key = id(d)
+                if key in seen:
+                    outs[who][seen[key]] = out
+                    continue
+                if who == "ours":
+                    seen[key] = len(docs)
+                    docs.append(d)
+                outs[who].append(out)
+    mbs = [sum(len(d.encode("utf-8")) for d in ds) / 1e6 for ds in slices]
     ratios = [p / o for p, o in zip(pair.times["peer"], pair.times["ours"], strict=True)]
     row: dict[str, Any] = {
         "pair": pair.name,
         "note": pair.note,
-        "mb": mb,
+        "mb_per_round": mbs,
         "docs": len(docs),
         "ratio_median": statistics.median(ratios),
         "ratios": ratios,
         "same_chunks": same_texts(outs["peer"], outs["ours"]),
     }
     for who, side in (("peer", pair.peer), ("ours", pair.ours)):
+        rates = [mb / t for mb, t in zip(mbs, pair.times[who], strict=True)]
         row[who] = {
             "name": side.name,
-            "mbps": mb / statistics.median(pair.times[who]),
+            "mbps": statistics.median(rates),
+            "mbps_per_round": rates,
             "seconds": pair.times[who],
             **check(docs, outs[who]),
             **(side.extra() if side.extra else {}),
@@ -493,6 +510,12 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--limit-mb", type=float, default=None, help="corpus sample size")
+    ap.add_argument(
+        "--same-docs",
+        action="store_true",
+        help="time every round on the whole sample (default: round r takes every rounds-th "
+        "document from r on, so no chunker sees a document twice)",
+    )
     ap.add_argument("--semantic-docs", type=int, default=8)
     ap.add_argument("--semantic-chars", type=int, default=20000)
     ap.add_argument("--only", nargs="+", metavar="PAIR", help="run only these pairs")
@@ -521,8 +544,17 @@ def main() -> None:
         f"python {sys.version.split()[0]}, ragchunk {ragchunk.__version__} ({ragchunk.backend}), "
         f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
-    run_rounds(pairs, lambda p: docs, args.rounds)
-    rows = [report(p, docs) for p in pairs]
+    if args.same_docs:
+        slices = [docs] * args.rounds
+    else:
+        slices = [docs[r :: args.rounds] for r in range(args.rounds)]
+    print(
+        "every round: the whole sample"
+        if args.same_docs
+        else f"round r: documents r, r + {args.rounds}, ... (each seen once, by both sides)"
+    )
+    run_rounds(pairs, slices)
+    rows = [report(p, slices) for p in pairs]
     load = os.getloadavg()
     print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     print_table(rows)
