@@ -79,6 +79,7 @@ class Side:
     chunks: Callable[[Any, list[str]], list[list[Out]]]
     prepare: Callable[[], None] | None = None
     extra: Callable[[], dict[str, Any]] | None = None
+    after_warm_up: Callable[[], None] | None = None
 
 
 @dataclass
@@ -393,16 +394,349 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
     return pairs
 
 
+# -- the semantic and late pairs ------------------------------------------------------------------
+
+
+class Embed:
+    """texts -> ``(n, dim)`` float32, either a lookup table filled before the clock (a text
+    missing from it is embedded by ``model`` and counted) or ``model`` itself; the time
+    spent inside the model is added up."""
+
+    def __init__(self, model: Any, table: dict[str, Any] | None = None) -> None:
+        self.model, self.table = model, table
+        self.misses, self.model_seconds = 0, 0.0
+
+    def _model(self, texts: list[str]) -> Any:
+        t0 = time.perf_counter()
+        out = self.model.embed(texts)
+        self.model_seconds += time.perf_counter() - t0
+        return out
+
+    def __call__(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        texts = list(texts)
+        if self.table is None:
+            return self._model(texts)
+        missing = [t for t in texts if t not in self.table]
+        if missing:
+            self.misses += len(set(missing))
+            for t, v in zip(missing, self._model(missing), strict=True):
+                self.table[t] = v
+        return np.stack([self.table[t] for t in texts])
+
+    def lists(self, texts: list[str]) -> list[list[float]]:
+        """The same vectors as lists of floats (LangChain's and LlamaIndex's interface);
+        from a table, the lists are made once and kept."""
+        if self.table is None:
+            return self(texts).astype("float64").tolist()
+        cache = self.__dict__.setdefault("_lists", {})
+        missing = [t for t in texts if t not in cache]
+        if missing:
+            for t, v in zip(missing, self(missing), strict=True):
+                cache[t] = v.astype("float64").tolist()
+        return [cache[t] for t in texts]
+
+    def reset(self) -> None:
+        self.misses, self.model_seconds = 0, 0.0
+
+    def stats(self) -> dict[str, Any]:
+        if self.table is not None:
+            return {"table_misses": self.misses}
+        return {"model_seconds": self.model_seconds}
+
+
+class Recorder:
+    """An embedder that only notes the texts it is asked for (constant vectors)."""
+
+    def __init__(self) -> None:
+        self.texts: set[str] = set()
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        self.texts.update(texts)
+        return np.ones((len(texts), 8), dtype=np.float32)
+
+
+def _semantic_builders(skipped: list[str]) -> list[tuple[str, Callable[[Embed], Pair]]]:
+    """(name, build(embed) -> Pair) for every semantic peer that imports."""
+    from ragchunk.semantic import SemanticChunker
+
+    out: list[tuple[str, Callable[[Embed], Pair]]] = []
+    try:
+        import chonkie
+        from chonkie.embeddings import BaseEmbeddings
+
+        class ChonkieEmbed(BaseEmbeddings):
+            def __init__(self, fn: Embed) -> None:
+                super().__init__()
+                self.fn = fn
+
+            def embed(self, text: str) -> Any:
+                return self.fn([text])[0]
+
+            def embed_batch(self, texts: list[str]) -> list[Any]:
+                return list(self.fn(texts)) if texts else []
+
+            @property
+            def dimension(self) -> int:
+                return int(self.fn([" "]).shape[1])
+
+            def get_tokenizer(self) -> Any:
+                return ENC
+
+        def chonkie_pair(fn: Embed) -> Pair:
+            ch = chonkie.SemanticChunker(embedding_model=ChonkieEmbed(fn), chunk_size=SIZE)
+            rc = SemanticChunker(fn, chunk_size=SIZE)
+            return Pair(
+                "chonkie-semantic",
+                Side(
+                    f"Chonkie {chonkie.__version__} SemanticChunker",
+                    each(ch.chunk),
+                    from_chonkie,
+                    extra=fn.stats,
+                ),
+                Side("ragchunk SemanticChunker(chunk_size=512)", each(rc.split), from_chunks),
+                semantic=True,
+                note="different algorithms (Chonkie: windowed similarity with a Savitzky-Golay "
+                "filter, threshold 0.8); the same vectors",
+            )
+
+        out.append(("chonkie-semantic", chonkie_pair))
+    except ImportError as exc:
+        skipped.append(f"chonkie-semantic: {exc}")
+    try:
+        from llama_index.core import Document
+        from llama_index.core.bridge.pydantic import PrivateAttr
+        from llama_index.core.embeddings import BaseEmbedding
+        from llama_index.core.node_parser import SemanticSplitterNodeParser
+
+        class LlamaEmbed(BaseEmbedding):
+            _fn: Any = PrivateAttr()
+
+            def __init__(self, fn: Embed) -> None:
+                super().__init__(model_name="precomputed")
+                self._fn = fn
+
+            def _get_text_embedding(self, text: str) -> list[float]:
+                return self._fn.lists([text])[0]
+
+            def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+                return self._fn.lists(texts)
+
+            def _get_query_embedding(self, query: str) -> list[float]:
+                return self._get_text_embedding(query)
+
+            async def _aget_query_embedding(self, query: str) -> list[float]:
+                return self._get_text_embedding(query)
+
+        def llama_pair(fn: Embed) -> Pair:
+            li = SemanticSplitterNodeParser(
+                embed_model=LlamaEmbed(fn), buffer_size=1, breakpoint_percentile_threshold=95
+            )
+            rc = SemanticChunker(
+                fn,
+                breakpoint_threshold_type="percentile",
+                breakpoint_threshold_amount=95,
+                buffer_size=1,
+                chunk_size=SIZE,
+            )
+
+            def nodes(raw: list[list[Any]], docs: list[str]) -> list[list[Out]]:
+                return [[(n.text, n.start_char_idx, n.end_char_idx, "") for n in ns] for ns in raw]
+
+            return Pair(
+                "llamaindex-semantic",
+                Side(
+                    "LlamaIndex SemanticSplitterNodeParser",
+                    each(lambda d: li.get_nodes_from_documents([Document(text=d)])),
+                    nodes,
+                    extra=fn.stats,
+                ),
+                Side("ragchunk SemanticChunker(chunk_size=512)", each(rc.split), from_chunks),
+                semantic=True,
+                note="both: buffer 1, 95th percentile; LlamaIndex has no size limit, "
+                "ragchunk's own mode cuts at 512 tokens",
+            )
+
+        out.append(("llamaindex-semantic", llama_pair))
+    except ImportError as exc:
+        skipped.append(f"llamaindex-semantic: {exc}")
+    try:
+        from langchain_core.embeddings import Embeddings
+        from langchain_experimental.text_splitter import SemanticChunker as LcSemantic
+
+        class LcEmbed(Embeddings):
+            def __init__(self, fn: Embed) -> None:
+                self.fn = fn
+
+            def embed_documents(self, texts: list[str]) -> list[list[float]]:
+                return self.fn.lists(texts)
+
+            def embed_query(self, text: str) -> list[float]:
+                return self.fn.lists([text])[0]
+
+        def langchain_pair(fn: Embed) -> Pair:
+            lc = LcSemantic(LcEmbed(fn))
+            rc = SemanticChunker(fn, langchain_compat=True)
+            return Pair(
+                "langchain-semantic",
+                Side(
+                    "langchain-experimental SemanticChunker",
+                    each(lc.split_text),
+                    from_strings,
+                    extra=fn.stats,
+                ),
+                Side(
+                    "ragchunk SemanticChunker(langchain_compat=True)",
+                    each(rc.split),
+                    from_chunks,
+                ),
+                semantic=True,
+                note="sentences re-joined with single spaces on both sides (LangChain's "
+                "output), so offsets are not slices",
+            )
+
+        out.append(("langchain-semantic", langchain_pair))
+    except ImportError as exc:
+        skipped.append(f"langchain-semantic: {exc}")
+    return out
+
+
+def semantic_pairs(
+    docs: list[str], model: Any, only: set[str] | None, skipped: list[str]
+) -> list[Pair]:
+    """Every semantic pair twice: ``/table`` (precomputed vectors) and ``/wordllama``."""
+    builders = [
+        (n, b)
+        for n, b in _semantic_builders(skipped)
+        if only is None or {f"{n}/table", f"{n}/wordllama", n} & only
+    ]
+    if not builders:
+        return []
+    recorder = Recorder()
+    for _, build in builders:  # which texts will be embedded (they do not depend on vectors)
+        pair = build(Embed(recorder, {}))
+        for d in docs:
+            pair.peer.run([d])
+            pair.ours.run([d])
+    texts = sorted(recorder.texts)
+    table = dict(zip(texts, model.embed(texts), strict=True))
+    pairs = []
+    for name, build in builders:
+        for mode in ("table", "wordllama"):
+            if only is not None and not {f"{name}/{mode}", name} & only:
+                continue
+            # one Embed per side, so each side's misses and model time are its own
+            peer_fn = Embed(model, dict(table) if mode == "table" else None)
+            ours_fn = Embed(model, dict(table) if mode == "table" else None)
+            a, b = build(peer_fn), build(ours_fn)
+            b.ours.extra = ours_fn.stats
+            a.peer.after_warm_up, b.ours.after_warm_up = peer_fn.reset, ours_fn.reset
+            pairs.append(Pair(f"{name}/{mode}", a.peer, b.ours, True, a.note))
+    return pairs
+
+
+def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
+    """Chonkie's LateChunker against ragchunk.late.late_chunk over RecursiveSplitter chunks,
+    both given the same token vectors (a seeded table by cl100k_base token id)."""
+    try:
+        import numpy as np
+        from chonkie import LateChunker
+        from chonkie.embeddings import SentenceTransformerEmbeddings
+    except ImportError as exc:
+        skipped.append(f"chonkie-late: {exc}")
+        return []
+    from ragchunk.late import TokenEmbeddings, char_offsets, late_chunk
+
+    vocab = np.random.default_rng(0).standard_normal((ENC.n_vocab, 64)).astype(np.float32)
+    store: dict[str, tuple[Any, list[tuple[int, int]]]] = {}
+    for d in docs:
+        ids = ENC.encode_ordinary(d)
+        ends = np.cumsum([len(ENC.decode_single_token_bytes(i)) for i in ids]).tolist()
+        spans = char_offsets(d, list(zip([0, *ends[:-1]], ends, strict=True)))
+        store[d] = (vocab[ids], spans)
+
+    class Precomputed(SentenceTransformerEmbeddings):
+        """Token vectors looked up, not computed (no sentence-transformers model)."""
+
+        def __init__(self) -> None:
+            pass
+
+        def embed_as_tokens(self, text: str) -> Any:
+            return store[text][0]
+
+        def embed(self, text: str) -> Any:
+            return vocab[ENC.encode_ordinary(text)].mean(axis=0)
+
+        def get_tokenizer(self) -> Any:
+            return ENC
+
+        @property
+        def dimension(self) -> int:
+            return 64
+
+    ch = LateChunker(embedding_model=Precomputed(), chunk_size=SIZE)
+    rc = ragchunk.RecursiveSplitter(SIZE)
+
+    def ours(d: str) -> tuple[list[Any], Any]:
+        chunks = rc.split(d)
+        return chunks, late_chunk(d, chunks, TokenEmbeddings(*store[d]))
+
+    wrong = {"peer": 0, "ours": 0}
+
+    def checked(who: str, spans_vectors: Callable[[Any], tuple[list[Out], list[Any]]]):
+        def chunks(raw: list[Any], docs: list[str]) -> list[list[Out]]:
+            outs = []
+            for d, r in zip(docs, raw, strict=True):
+                out, vectors = spans_vectors(r)
+                vecs, spans = store[d]
+                starts = np.array([s for s, _ in spans])
+                ends = np.array([e for _, e in spans])
+                for (_, s, e, _), v in zip(out, vectors, strict=True):
+                    want = vecs[(starts < e) & (ends > s)].mean(axis=0)
+                    wrong[who] += not np.allclose(v, want, atol=1e-4)
+                outs.append(out)
+            return outs
+
+        return chunks
+
+    return [
+        Pair(
+            "chonkie-late",
+            Side(
+                f"Chonkie LateChunker",
+                each(ch.chunk),
+                checked("peer", lambda cs: (from_chonkie([cs], [])[0], [c.embedding for c in cs])),
+                extra=lambda: {"vectors_wrong": wrong["peer"]},
+            ),
+            Side(
+                "ragchunk RecursiveSplitter + ragchunk.late.late_chunk",
+                each(ours),
+                checked("ours", lambda r: (from_chunks([r[0]], [])[0], list(r[1]))),
+                extra=lambda: {"vectors_wrong": wrong["ours"]},
+            ),
+            semantic=True,
+            note="vectors checked against the mean of the vectors of the tokens each chunk's "
+            "span overlaps (atol 1e-4)",
+        )
+    ]
+
+
 # -- running --------------------------------------------------------------------------------------
 
 
-def run_rounds(pairs: list[Pair], slices: list[list[str]]) -> None:
-    """Time every pair on ``slices[r]`` in round ``r``, interleaved."""
+def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | None = None) -> None:
+    """Time every pair on ``slices[r]`` in round ``r``, interleaved, after one untimed call
+    of each side on ``warm``."""
     for pair in pairs:  # warm-up, not timed: vocabularies and models load on first use
         for side in (pair.peer, pair.ours):
             if side.prepare is not None:
                 side.prepare()
-            side.run(["Warm up. " * 50])
+            side.run(warm or ["Warm up. " * 50])
+            if side.after_warm_up is not None:
+                side.after_warm_up()
     for r, docs in enumerate(slices):
         for pair in pairs:
             order = ("peer", "ours") if r % 2 == 0 else ("ours", "peer")
@@ -419,11 +753,13 @@ def run_rounds(pairs: list[Pair], slices: list[list[str]]) -> None:
 
 def report(pair: Pair, slices: list[list[str]]) -> dict[str, Any]:
     """Throughput per round, and the checks over every round's output (each document once:
-    with repeated documents, the last round's)."""
+    with repeated documents, the first round's)."""
     seen: dict[int, int] = {}  # id(document) -> position in ``docs``
     docs: list[str] = []
     outs: dict[str, list[list[Out]]] = {"peer": [], "ours": []}
     for r, chunk_docs in enumerate(slices):
+        if all(id(d) in seen for d in chunk_docs):
+            continue
         for who, side in (("peer", pair.peer), ("ours", pair.ours)):
             for d, out in zip(chunk_docs, side.chunks(pair.raw[who][r], chunk_docs), strict=True):
                 key = id(d)
@@ -498,6 +834,9 @@ def print_table(rows: list[dict[str, Any]]) -> None:
             for k in ("table_misses", "vectors_wrong"):
                 if k in s:
                     notes.append(f"{s['name']}: {k} {s[k]}")
+            if "model_seconds" in s:
+                share = s["model_seconds"] / sum(s["seconds"])
+                notes.append(f"{s['name']}: {100 * share:.0f}% of its time inside WordLlama")
         if r["note"]:
             notes.append(r["note"])
         if notes:
@@ -524,18 +863,25 @@ def main() -> None:
     args = ap.parse_args()
 
     skipped: list[str] = []
-    pairs = classic_pairs(skipped)
+    classic = classic_pairs(skipped)
+    semantic_names = [
+        f"{n}/{m}" for n, _ in _semantic_builders([]) for m in ("table", "wordllama")
+    ] + ["chonkie-late"]
     if args.list:
-        for p in pairs:
+        for p in classic:
             print(f"{p.name}: {p.peer.name} -> {p.ours.name}")
+        for n in semantic_names:
+            print(n)
         for s in skipped:
             print(f"skipped {s}")
         return
-    if args.only:
-        unknown = set(args.only) - {p.name for p in pairs}
-        if unknown:
-            ap.error(f"unknown or unavailable pairs: {', '.join(sorted(unknown))}")
-        pairs = [p for p in pairs if p.name in args.only]
+    only = set(args.only) if args.only else None
+    if only is not None:
+        known = {p.name for p in classic} | set(semantic_names)
+        known |= {n.split("/")[0] for n in semantic_names}
+        if only - known:
+            ap.error(f"unknown or unavailable pairs: {', '.join(sorted(only - known))}")
+        classic = [p for p in classic if p.name in only]
 
     label, docs = documents(args.limit_mb)
     load = os.getloadavg()
@@ -544,27 +890,51 @@ def main() -> None:
         f"python {sys.version.split()[0]}, ragchunk {ragchunk.__version__} ({ragchunk.backend}), "
         f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
-    if args.same_docs:
-        slices = [docs] * args.rounds
-    else:
-        slices = [docs[r :: args.rounds] for r in range(args.rounds)]
-    print(
-        "every round: the whole sample"
-        if args.same_docs
-        else f"round r: documents r, r + {args.rounds}, ... (each seen once, by both sides)"
+    rows: list[dict[str, Any]] = []
+    if classic:
+        if args.same_docs:
+            slices = [docs] * args.rounds
+        else:
+            slices = [docs[r :: args.rounds] for r in range(args.rounds)]
+        print(
+            "every round: the whole sample"
+            if args.same_docs
+            else f"round r: documents r, r + {args.rounds}, ... (each seen once, by both sides)"
+        )
+        run_rounds(classic, slices)
+        rows += [report(p, slices) for p in classic]
+        load = os.getloadavg()
+        print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
+        print_table(rows)
+    want_semantic = only is None or any(
+        n in only or n.split("/")[0] in only for n in semantic_names
     )
-    run_rounds(pairs, slices)
-    rows = [report(p, slices) for p in pairs]
-    load = os.getloadavg()
-    print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
-    print_table(rows)
+    if want_semantic:
+        _, every = documents(None)
+        sem_docs = semantic_documents(args.semantic_docs, args.semantic_chars, every)
+        sem_mb = sum(len(d.encode("utf-8")) for d in sem_docs) / 1e6
+        print(
+            f"\nsemantic pairs: {len(sem_docs)} documents (at most {args.semantic_chars} "
+            f"characters each), {sem_mb:.2f} MB, the same documents every round"
+        )
+        from ragchunk.embeddings import load_wordllama
+
+        sem = semantic_pairs(sem_docs, load_wordllama(), only, skipped)
+        if only is None or "chonkie-late" in only:
+            sem += late_pairs(sem_docs, skipped)
+        if sem:
+            run_rounds(sem, [sem_docs] * args.rounds, warm=sem_docs[:1])
+            sem_rows = [report(p, [sem_docs] * args.rounds) for p in sem]
+            rows += sem_rows
+            load = os.getloadavg()
+            print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
+            print_table(sem_rows)
     for s in skipped:
         print(f"skipped {s}")
     if args.json:
         Path(args.json).write_text(
             json.dumps({"corpus": label, "rows": rows, "skipped": skipped}, indent=1)
         )
-
 
 if __name__ == "__main__":
     main()
