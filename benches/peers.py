@@ -866,7 +866,7 @@ def main() -> None:
     classic = classic_pairs(skipped)
     semantic_names = [
         f"{n}/{m}" for n, _ in _semantic_builders([]) for m in ("table", "wordllama")
-    ] + ["chonkie-late"]
+    ] + (["chonkie-late"] if any(p.name.startswith("chonkie") for p in classic) else [])
     if args.list:
         for p in classic:
             print(f"{p.name}: {p.peer.name} -> {p.ours.name}")
@@ -919,7 +919,11 @@ def main() -> None:
         )
         from ragchunk.embeddings import load_wordllama
 
-        sem = semantic_pairs(sem_docs, load_wordllama(), only, skipped)
+        try:
+            sem = semantic_pairs(sem_docs, load_wordllama(), only, skipped)
+        except ImportError as exc:
+            sem = []
+            skipped.append(f"semantic pairs (WordLlama, numpy): {exc}")
         if only is None or "chonkie-late" in only:
             sem += late_pairs(sem_docs, skipped)
         if sem:
