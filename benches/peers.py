@@ -101,9 +101,7 @@ def documents(limit_mb: float | None) -> tuple[str, list[str]]:
     up to ``limit_mb`` megabytes of UTF-8."""
     if CORPUS.is_dir():
         by_source = [
-            sorted(p for p in src.rglob("*.md"))
-            for src in sorted(CORPUS.iterdir())
-            if src.is_dir()
+            sorted(p for p in src.rglob("*.md")) for src in sorted(CORPUS.iterdir()) if src.is_dir()
         ]
         order: list[Path] = []
         for i in range(max(map(len, by_source), default=0)):
@@ -352,11 +350,18 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
             ("llamaindex-sentence", LiSentence, rli.SentenceSplitter),
             ("llamaindex-token", LiToken, rli.TokenTextSplitter),
         ):
-            p, o = peer_cls(chunk_size=SIZE, chunk_overlap=0), ours_cls(chunk_size=SIZE, chunk_overlap=0)
+            p, o = (
+                peer_cls(chunk_size=SIZE, chunk_overlap=0),
+                ours_cls(chunk_size=SIZE, chunk_overlap=0),
+            )
             pairs.append(
                 Pair(
                     key,
-                    Side(f"LlamaIndex {peer_cls.__name__}.split_text", each(p.split_text), llama_nodes(p)),
+                    Side(
+                        f"LlamaIndex {peer_cls.__name__}.split_text",
+                        each(p.split_text),
+                        llama_nodes(p),
+                    ),
                     Side(
                         f"ragchunk.integrations.llama_index.{ours_cls.__name__}.split_text",
                         each(o.split_text),
@@ -706,7 +711,7 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
         Pair(
             "chonkie-late",
             Side(
-                f"Chonkie LateChunker",
+                "Chonkie LateChunker",
                 each(ch.chunk),
                 checked("peer", lambda cs: (from_chonkie([cs], [])[0], [c.embedding for c in cs])),
                 extra=lambda: {"vectors_wrong": wrong["peer"]},
@@ -939,6 +944,7 @@ def main() -> None:
         Path(args.json).write_text(
             json.dumps({"corpus": label, "rows": rows, "skipped": skipped}, indent=1)
         )
+
 
 if __name__ == "__main__":
     main()

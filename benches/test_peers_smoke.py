@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("tiktoken")
 
-import peers  # noqa: E402
+import peers
 
 # About 3,000 cl100k_base tokens of Markdown, English and Chinese, so every chunker cuts.
 _PARA = (
