@@ -41,6 +41,7 @@ Peers are optional (``pip install 'ragchunk[bench]'``); a missing one is listed 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import re
@@ -90,7 +91,9 @@ class Pair:
     semantic: bool = False
     note: str = ""
     times: dict[str, list[float]] = field(default_factory=lambda: {"peer": [], "ours": []})
-    raw: dict[str, Any] = field(default_factory=dict)
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    same: bool = True
+    docs: int = 0
 
 
 # -- documents ------------------------------------------------------------------------------------
@@ -732,9 +735,32 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
 # -- running --------------------------------------------------------------------------------------
 
 
+def merge_checks(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
+    """Two :func:`check` results over disjoint documents as one."""
+    if a is None:
+        return b
+    kinds = {k: a["docs_by_lossless"][k] + b["docs_by_lossless"][k] for k in a["docs_by_lossless"]}
+    checked = a["offsets_checked"] + b["offsets_checked"]
+    return {
+        "chunks": a["chunks"] + b["chunks"],
+        "lossless": "LOSSY"
+        if kinds["LOSSY"]
+        else ("whitespace" if kinds["whitespace"] else "verbatim"),
+        "docs_by_lossless": kinds,
+        "replacement_chars": a["replacement_chars"] + b["replacement_chars"],
+        "documented_additions": a["documented_additions"] + b["documented_additions"],
+        "offsets_checked": checked,
+        "offsets_wrong": (a["offsets_wrong"] or 0) + (b["offsets_wrong"] or 0) if checked else None,
+        "max_tokens": max(a["max_tokens"], b["max_tokens"]),
+        "over_budget": a["over_budget"] + b["over_budget"],
+    }
+
+
 def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | None = None) -> None:
     """Time every pair on ``slices[r]`` in round ``r``, interleaved, after one untimed call
-    of each side on ``warm``."""
+    of each side on ``warm``. Between timed calls (not timed): each output is checked (the
+    first time its documents are seen) and dropped, and the garbage collector runs, so that
+    every call starts with the same small heap."""
     for pair in pairs:  # warm-up, not timed: vocabularies and models load on first use
         for side in (pair.peer, pair.ours):
             if side.prepare is not None:
@@ -742,49 +768,44 @@ def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | Non
             side.run(warm or ["Warm up. " * 50])
             if side.after_warm_up is not None:
                 side.after_warm_up()
+    checked: set[int] = set()
     for r, docs in enumerate(slices):
+        fresh = id(docs) not in checked
+        checked.add(id(docs))
         for pair in pairs:
             order = ("peer", "ours") if r % 2 == 0 else ("ours", "peer")
+            outs: dict[str, list[list[Out]]] = {}
             for who in order:
                 side = pair.peer if who == "peer" else pair.ours
                 if side.prepare is not None:
                     side.prepare()
+                gc.collect()
                 t0 = time.perf_counter()
                 raw = side.run(docs)
                 pair.times[who].append(time.perf_counter() - t0)
-                pair.raw.setdefault(who, []).append(raw)
+                if fresh:
+                    outs[who] = side.chunks(raw, docs)
+                    pair.checks[who] = merge_checks(pair.checks.get(who), check(docs, outs[who]))
+                del raw
+            if fresh:
+                pair.same = pair.same and same_texts(outs["peer"], outs["ours"])
+                pair.docs += len(docs)
+            del outs
         print(f"round {r + 1}/{len(slices)} done", file=sys.stderr, flush=True)
 
 
 def report(pair: Pair, slices: list[list[str]]) -> dict[str, Any]:
-    """Throughput per round, and the checks over every round's output (each document once:
-    with repeated documents, the first round's)."""
-    seen: dict[int, int] = {}  # id(document) -> position in ``docs``
-    docs: list[str] = []
-    outs: dict[str, list[list[Out]]] = {"peer": [], "ours": []}
-    for r, chunk_docs in enumerate(slices):
-        if all(id(d) in seen for d in chunk_docs):
-            continue
-        for who, side in (("peer", pair.peer), ("ours", pair.ours)):
-            for d, out in zip(chunk_docs, side.chunks(pair.raw[who][r], chunk_docs), strict=True):
-                key = id(d)
-                if key in seen:
-                    outs[who][seen[key]] = out
-                    continue
-                if who == "ours":
-                    seen[key] = len(docs)
-                    docs.append(d)
-                outs[who].append(out)
+    """Throughput per round and the checks (each document checked once)."""
     mbs = [sum(len(d.encode("utf-8")) for d in ds) / 1e6 for ds in slices]
     ratios = [p / o for p, o in zip(pair.times["peer"], pair.times["ours"], strict=True)]
     row: dict[str, Any] = {
         "pair": pair.name,
         "note": pair.note,
         "mb_per_round": mbs,
-        "docs": len(docs),
+        "docs": pair.docs,
         "ratio_median": statistics.median(ratios),
         "ratios": ratios,
-        "same_chunks": same_texts(outs["peer"], outs["ours"]),
+        "same_chunks": pair.same,
     }
     for who, side in (("peer", pair.peer), ("ours", pair.ours)):
         rates = [mb / t for mb, t in zip(mbs, pair.times[who], strict=True)]
@@ -793,7 +814,7 @@ def report(pair: Pair, slices: list[list[str]]) -> dict[str, Any]:
             "mbps": statistics.median(rates),
             "mbps_per_round": rates,
             "seconds": pair.times[who],
-            **check(docs, outs[who]),
+            **pair.checks[who],
             **(side.extra() if side.extra else {}),
         }
     return row
