@@ -107,4 +107,7 @@ def test_list_runs() -> None:
     out = subprocess.run(
         [sys.executable, str(script), "--list"], capture_output=True, text=True, check=True
     ).stdout
-    assert "chonkie-late" in out
+    names = {line.split(":")[0] for line in out.splitlines() if not line.startswith("skipped")}
+    available = {p.name for p in peers.classic_pairs([])}
+    assert available <= names
+    assert ("chonkie-late" in names) == ("chonkie-token" in available)
