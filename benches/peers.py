@@ -1,6 +1,7 @@
 """ragchunk side by side with every peer, on the same documents, with exactness checks.
 
-    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--semantic-docs 8]
+    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs]
+                                      [--semantic-docs 8] [--semantic-chars 20000]
                                       [--only PAIR ...] [--list] [--json OUT]
 
 Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: tiktoken
@@ -8,10 +9,13 @@ Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: ti
 ``../shared/corpus`` (else a generated multilingual corpus), taken in turn from each source
 so that a ``--limit-mb`` sample mixes English and Chinese. All pairs run in one process in
 interleaved rounds (every round times every pair, the two sides of a pair back to back, in
-alternating order), so both sides of a pair see the same machine noise. Both sides chunk one
-document per call on one thread. Reported per pair: each side's MB/s (median of the rounds),
-the ratio peer time / ragchunk time in each round and its median, chunk counts, and three
-checks on each side's output from the last round:
+alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
+documents ``r, r + rounds, ...`` (``--same-docs``: the whole sample every round), so no
+chunker, nor a memo of its own, sees a document twice. Both sides chunk one document per call
+on one thread, after an untimed warm-up call; the garbage collector runs (untimed) before
+every timed call. Reported per pair: each side's MB/s (median of the rounds), the ratio peer
+time / ragchunk time in each round and its median, chunk counts, and three checks on each
+side's output (every document checked once):
 
 * **lossless**: ``verbatim`` when every chunk is a substring of the document, in order, and
   what lies between consecutive chunks (and before the first, after the last) is whitespace
@@ -19,8 +23,8 @@ checks on each side's output from the last round:
   stripping; ``whitespace`` when only the non-whitespace characters survive in order (the
   chunker re-joins pieces with other whitespace, e.g. single spaces); else ``LOSSY`` (text
   lost, replaced (U+FFFD from a character cut in half) or repeated).
-* **offsets**: where the chunker reports offsets, the number of chunks whose text is not
-  ``document[start:end]`` (``-`` when it reports none).
+* **offsets**: where the chunker reports offsets (LlamaIndex's: its nodes'), the number of
+  chunks whose text is not ``document[start:end]`` (``-`` when it reports none).
 * **budget**: the largest chunk in ``cl100k_base`` tokens (``encode_ordinary`` of the chunk
   text) and how many chunks exceed 512.
 
@@ -30,7 +34,9 @@ round, so each round sees the corpus for the first time, as ingestion does.
 Semantic pairs (``--semantic-docs`` documents of at most ``--semantic-chars`` characters) run
 twice: with a precomputed table (every text any of the chunkers asks to embed is embedded by
 WordLlama before the clock; each library gets the table behind its own embedder interface, so
-the time is the chunking alone) and with the WordLlama model itself end to end. The late
+the time is the chunking alone) and with the WordLlama model itself end to end (one instance
+per side: its tokenizer caches words). Text a chunker documents as added (ragchunk's
+``metadata["added_prefix"]``) is taken off before the lossless check. The late
 pair gives both libraries the same token vectors (a seeded table indexed by ``cl100k_base``
 token id, looked up before the clock) and checks each chunk's vector against the mean of
 the vectors of the tokens its span overlaps.
