@@ -35,7 +35,7 @@ Semantic pairs (``--semantic-docs`` documents of at most ``--semantic-chars`` ch
 twice: with a precomputed table (every text any of the chunkers asks to embed is embedded by
 WordLlama before the clock; each library gets the table behind its own embedder interface, so
 the time is the chunking alone) and with the WordLlama model itself end to end (one instance
-per side: its tokenizer caches words). Text a chunker documents as added (ragchunk's
+per side, so neither warms the other's model). Text a chunker documents as added (ragchunk's
 ``metadata["added_prefix"]``) is taken off before the lossless check. The late
 pair gives both libraries the same token vectors (a seeded table indexed by ``cl100k_base``
 token id, looked up before the clock) and checks each chunk's vector against the mean of
@@ -626,9 +626,8 @@ def semantic_pairs(
     second_model: Any = None,
 ) -> list[Pair]:
     """Every semantic pair twice: ``/table`` (precomputed vectors) and ``/wordllama``. With
-    ``second_model`` (another instance of the same model), ragchunk's side embeds with it:
-    the model's tokenizer caches the words it has seen, and with one shared instance the
-    side timed second would find the other's words cached."""
+    ``second_model`` (another instance of the same model), ragchunk's side embeds with it,
+    so that neither side's calls warm the other's model."""
     builders = [
         (n, b)
         for n, b in _semantic_builders(skipped)
