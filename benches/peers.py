@@ -592,8 +592,10 @@ def _semantic_builders(skipped: list[str]) -> list[tuple[str, Callable[[Embed], 
                 return self.fn.lists([text])[0]
 
         def langchain_pair(fn: Embed) -> Pair:
-            lc = LcSemantic(LcEmbed(fn))
-            rc = SemanticChunker(fn, langchain_compat=True)
+            # both sides get the one LangChain ``Embeddings`` object (lists of floats)
+            embeddings = LcEmbed(fn)
+            lc = LcSemantic(embeddings)
+            rc = SemanticChunker(embeddings, langchain_compat=True)
             return Pair(
                 "langchain-semantic",
                 Side(
@@ -603,9 +605,9 @@ def _semantic_builders(skipped: list[str]) -> list[tuple[str, Callable[[Embed], 
                     extra=fn.stats,
                 ),
                 Side(
-                    "ragchunk SemanticChunker(langchain_compat=True)",
-                    each(rc.split),
-                    from_chunks,
+                    "ragchunk SemanticChunker(langchain_compat=True).split_text",
+                    each(rc.split_text),
+                    from_strings,
                 ),
                 semantic=True,
                 note="sentences re-joined with single spaces on both sides (LangChain's "
@@ -676,7 +678,8 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
         ids = ENC.encode_ordinary(d)
         ends = np.cumsum([len(ENC.decode_single_token_bytes(i)) for i in ids]).tolist()
         spans = char_offsets(d, list(zip([0, *ends[:-1]], ends, strict=True)))
-        store[d] = (vocab[ids], spans)
+        # an int64 (n, 2) array, as a fast tokenizer's offset mapping comes
+        store[d] = (vocab[ids], np.asarray(spans, dtype=np.int64).reshape(-1, 2))
 
     class Precomputed(SentenceTransformerEmbeddings):
         """Token vectors looked up, not computed (no sentence-transformers model)."""
@@ -699,6 +702,14 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
 
     ch = LateChunker(embedding_model=Precomputed(), chunk_size=SIZE)
     rc = ragchunk.RecursiveSplitter(SIZE)
+
+    def theirs(d: str) -> Any:
+        # Chonkie memoises token counts per split text in a class-wide ``lru_cache``; the
+        # semantic documents repeat every round, a corpus of distinct documents never does
+        cached = getattr(type(ch), "_estimate_token_count", None)
+        if hasattr(cached, "cache_clear"):
+            cached.cache_clear()
+        return ch.chunk(d)
 
     def ours(d: str) -> tuple[list[Any], Any]:
         chunks = rc.split(d)
@@ -727,7 +738,7 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
             "chonkie-late",
             Side(
                 "Chonkie LateChunker",
-                each(ch.chunk),
+                each(theirs),
                 checked("peer", lambda cs: (from_chonkie([cs], [])[0], [c.embedding for c in cs])),
                 extra=lambda: {"vectors_wrong": wrong["peer"]},
             ),

@@ -32,6 +32,7 @@ mod tests;
 
 use std::ops::Range;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
@@ -127,8 +128,11 @@ pub struct Tokenizer {
     special: &'static [(&'static str, u32)],
     special_finder: AhoCorasick,
     n_vocab: usize,
-    /// Tables of the linear-time encoder for long pieces, built on the first one.
+    /// Tables of the linear-time encoder for long pieces, built once long pieces add up to
+    /// more than [`DEFER_BYTES`] (see [`Tokenizer::long_starts`]).
     backtrack: OnceLock<backtrack::Backtrack>,
+    /// Bytes of long pieces heap-merged while the tables above are not built.
+    long_bytes: AtomicUsize,
     /// A tokenizer from outside the built-in encodings (a Hugging Face `tokenizer.json`):
     /// when set, every count and edge comes from it (see [`Tokenizer::external`]).
     external: Option<Box<dyn External>>,
@@ -151,6 +155,13 @@ pub trait External: Send + Sync {
 /// Pieces longer than this many bytes are encoded left to right ([`backtrack`]) instead of
 /// heap-merged. Below it the heap is as fast and needs no tables.
 const BACKTRACK_MIN: usize = 512;
+
+/// Bytes of long pieces heap-merged before the linear-time encoder's tables are built.
+/// Building them costs about as much as heap-merging a few megabytes of long pieces (and a
+/// transient of tens of megabytes), which a process counting one document, a CLI call or a
+/// serverless worker, would pay for nothing; the heap merge is exact and `O(n log n)`, so
+/// deferring costs a bounded amount, and a single piece longer than this builds them at once.
+const DEFER_BYTES: usize = 1 << 20;
 
 fn registry() -> &'static std::sync::Mutex<std::collections::HashMap<String, &'static Tokenizer>> {
     static REGISTRY: OnceLock<
@@ -197,6 +208,7 @@ impl Tokenizer {
             special_finder,
             n_vocab,
             backtrack: OnceLock::new(),
+            long_bytes: AtomicUsize::new(0),
             external: None,
         }
     }
@@ -215,6 +227,7 @@ impl Tokenizer {
             special_finder: AhoCorasick::new(Vec::<&str>::new()).expect("empty automaton builds"),
             n_vocab,
             backtrack: OnceLock::new(),
+            long_bytes: AtomicUsize::new(0),
             external: Some(model),
         }
     }
@@ -306,6 +319,7 @@ impl Tokenizer {
     fn long_starts(&self, piece: &[u8]) -> Vec<u32> {
         let mut starts = Vec::new();
         if piece.len() >= BACKTRACK_MIN
+            && self.tables_pay(piece.len())
             && self
                 .backtracker()
                 .starts(&self.vocab, piece, &mut starts)
@@ -316,6 +330,16 @@ impl Tokenizer {
         starts.clear();
         bpe::merge_heap(&self.vocab, piece, &mut starts);
         starts
+    }
+
+    /// Whether a long piece of `len` bytes goes to the linear-time encoder: once its tables
+    /// exist, or once long pieces (this one included) add up to more than [`DEFER_BYTES`].
+    fn tables_pay(&self, len: usize) -> bool {
+        if self.backtrack.get().is_some() {
+            return true;
+        }
+        let seen = self.long_bytes.fetch_add(len, Ordering::Relaxed);
+        seen.saturating_add(len) > DEFER_BYTES
     }
 
     /// The linear-time encoder's tables, built on first use.

@@ -596,3 +596,18 @@ fn a_ten_megabyte_letter_run_counts_promptly() {
         assert_eq!(n, 10 * heap.len(), "{}", tok.name());
     }
 }
+
+#[test]
+fn linear_encoder_tables_wait_for_a_megabyte_of_long_pieces() {
+    // a tokenizer of its own: the shared ones may have built their tables in other tests
+    let tok = Tokenizer::build(EncodingName::Cl100kBase);
+    let long = "Q".repeat(4000);
+    let want = tok.count(&long).unwrap();
+    assert!(tok.backtrack.get().is_none(), "a few long pieces are heap-merged");
+    assert_eq!(want, cl().count(&long).unwrap());
+    let huge = "Q".repeat(DEFER_BYTES + 1);
+    let n = tok.count(&huge).unwrap();
+    assert!(tok.backtrack.get().is_some(), "a piece past the budget builds the tables");
+    assert_eq!(n, cl().count(&huge).unwrap());
+    assert_eq!(tok.count(&long).unwrap(), want);
+}
