@@ -603,11 +603,17 @@ fn linear_encoder_tables_wait_for_a_megabyte_of_long_pieces() {
     let tok = Tokenizer::build(EncodingName::Cl100kBase);
     let long = "Q".repeat(4000);
     let want = tok.count(&long).unwrap();
-    assert!(tok.backtrack.get().is_none(), "a few long pieces are heap-merged");
+    assert!(
+        tok.backtrack.get().is_none(),
+        "a few long pieces are heap-merged"
+    );
     assert_eq!(want, cl().count(&long).unwrap());
     let huge = "Q".repeat(DEFER_BYTES + 1);
     let n = tok.count(&huge).unwrap();
-    assert!(tok.backtrack.get().is_some(), "a piece past the budget builds the tables");
+    assert!(
+        tok.backtrack.get().is_some(),
+        "a piece past the budget builds the tables"
+    );
     assert_eq!(n, cl().count(&huge).unwrap());
     assert_eq!(tok.count(&long).unwrap(), want);
 }
