@@ -23,18 +23,23 @@ import statistics
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _corpus import CORPUS, offline_tiktoken  # noqa: E402
+from _embedders import chonkie_embeddings  # noqa: E402
 
 offline_tiktoken()
 
 import numpy as np  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
-from langchain_experimental.text_splitter import SemanticChunker as LCSemantic  # noqa: E402
+
+with warnings.catch_warnings():  # its notice that the package is being sunset
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from langchain_experimental.text_splitter import SemanticChunker as LCSemantic
 from ragchunk.embeddings import as_embedder, load_wordllama  # noqa: E402
 from ragchunk.semantic import SemanticChunker  # noqa: E402
 
@@ -96,29 +101,13 @@ def chonkie_factory() -> Any:
     try:
         import tiktoken
         from chonkie import SemanticChunker as ChonkieSemantic
-        from chonkie.embeddings import BaseEmbeddings
     except ImportError:
         return None
     enc = tiktoken.get_encoding("cl100k_base")
 
-    class Table(BaseEmbeddings):  # type: ignore[misc]
-        def __init__(self, embed: Any) -> None:
-            self.fn = embed
-
-        def embed(self, text: str) -> Any:
-            return self.fn([text])[0]
-
-        def embed_batch(self, texts: list[str]) -> list[Any]:
-            return list(self.fn(texts)) if texts else []
-
-        @property
-        def dimension(self) -> int:
-            return int(self.fn(["x"]).shape[1])
-
-        def get_tokenizer(self) -> Any:
-            return enc
-
-    return lambda embed: ChonkieSemantic(embedding_model=Table(embed), chunk_size=512)
+    return lambda embed: ChonkieSemantic(
+        embedding_model=chonkie_embeddings(embed, enc), chunk_size=512
+    )
 
 
 def main() -> None:

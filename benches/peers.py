@@ -54,6 +54,7 @@ import re
 import statistics
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -480,28 +481,12 @@ def _semantic_builders(skipped: list[str]) -> list[tuple[str, Callable[[Embed], 
     out: list[tuple[str, Callable[[Embed], Pair]]] = []
     try:
         import chonkie
-        from chonkie.embeddings import BaseEmbeddings
-
-        class ChonkieEmbed(BaseEmbeddings):
-            def __init__(self, fn: Embed) -> None:
-                super().__init__()
-                self.fn = fn
-
-            def embed(self, text: str) -> Any:
-                return self.fn([text])[0]
-
-            def embed_batch(self, texts: list[str]) -> list[Any]:
-                return list(self.fn(texts)) if texts else []
-
-            @property
-            def dimension(self) -> int:
-                return int(self.fn([" "]).shape[1])
-
-            def get_tokenizer(self) -> Any:
-                return ENC
+        from _embedders import chonkie_embeddings
 
         def chonkie_pair(fn: Embed) -> Pair:
-            ch = chonkie.SemanticChunker(embedding_model=ChonkieEmbed(fn), chunk_size=SIZE)
+            ch = chonkie.SemanticChunker(
+                embedding_model=chonkie_embeddings(fn, ENC), chunk_size=SIZE
+            )
             rc = SemanticChunker(fn, chunk_size=SIZE)
             return Pair(
                 "chonkie-semantic",
@@ -579,7 +564,10 @@ def _semantic_builders(skipped: list[str]) -> list[tuple[str, Callable[[Embed], 
         skipped.append(f"llamaindex-semantic: {exc}")
     try:
         from langchain_core.embeddings import Embeddings
-        from langchain_experimental.text_splitter import SemanticChunker as LcSemantic
+
+        with warnings.catch_warnings():  # its notice that the package is being sunset
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from langchain_experimental.text_splitter import SemanticChunker as LcSemantic
 
         class LcEmbed(Embeddings):
             def __init__(self, fn: Embed) -> None:
