@@ -28,14 +28,15 @@ from __future__ import annotations
 import ctypes
 import functools
 import re
-import statistics
-import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from ..core import dispatch
+from ._layout import page_items
 from ._model import Box, Document, Page, Section
+from ._pdfium import BOLD, MONO, function_table, page_content
 from ._safety import DocumentError
 
 __all__ = ["parse_pdf"]
@@ -60,7 +61,8 @@ class _Line:
     bold: bool
     page: int
     column: str = "span"
-    chars: list[str] = field(default_factory=list)
+    kind: str = "line"
+    rows: list[list[str]] | None = None
 
 
 def _import() -> Any:
@@ -71,127 +73,50 @@ def _import() -> Any:
     return pypdfium2
 
 
-def _font(raw: Any, tp: Any, i: int) -> tuple[str, int]:
-    n = raw.FPDFText_GetFontInfo(tp, i, None, 0, None)
-    if n <= 0:
-        return "", 0
-    buf = ctypes.create_string_buffer(n)
-    flags = ctypes.c_int()
-    raw.FPDFText_GetFontInfo(tp, i, buf, n, ctypes.byref(flags))
-    return buf.value.decode("utf-8", "replace"), flags.value
-
-
-def _normal(ch: str) -> str:
-    if ch == "\ufffe":  # PDFium's report of a hyphen ending a line
-        return "-"
-    if "\ufb00" <= ch <= "\ufb06" or "\ufe70" <= ch <= "\ufeff":
-        return unicodedata.normalize("NFKC", ch)
-    return ch
-
-
-def _page_lines(pdfium: Any, page: Any, number: int, height: float) -> list[_Line]:
-    raw = pdfium.raw
+def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float) -> list[_Line]:
+    """The page's lines, tables and figures in reading order, as :class:`_Line` items."""
     textpage = page.get_textpage()
-    tp = textpage.raw
-    lines: list[_Line] = []
-    cur: list[tuple[str, float, float, float, float, float, int]] = []
-    # The current line's body so far: its top, its bottom, and the last character's x0, x1.
-    band: list[Any] = [None, None, None, None]
-
-    def flush() -> None:
-        body = [c for c in cur if not c[0].isspace()]
-        if body:
-            text = "".join(c[0] for c in cur).strip()
-            first = body[0][6]
-            name, flags = _font(raw, tp, first)
-            low = name.lower()
-            lines.append(
-                _Line(
-                    text=text,
-                    x0=min(c[1] for c in body),
-                    top=min(c[2] for c in body),
-                    x1=max(c[3] for c in body),
-                    bottom=max(c[4] for c in body),
-                    size=round(statistics.median(c[5] for c in body), 1),
-                    mono=bool(flags & 1) or "courier" in low or "mono" in low,
-                    bold="bold" in low or bool(flags & 0x40000),
-                    page=number,
-                )
-            )
-        cur.clear()
-        band[:] = [None, None, None, None]
-
     try:
-        for i in range(textpage.count_chars()):
-            ch = chr(raw.FPDFText_GetUnicode(tp, i) or 32)
-            if ch in "\r\n":
-                flush()
-                continue
-            if raw.FPDFText_IsGenerated(tp, i):
-                if cur:
-                    cur.append((" ", 0, 0, 0, 0, 0, i))
-                continue
-            x0, b, x1, t = textpage.get_charbox(i)
-            top, bottom = height - t, height - b
-            if not ch.isspace():
-                # A new line when the character shares no height with the line so far (not
-                # only with the last character: an apostrophe or a full stop is a small box
-                # at one end of the line's height), goes back, or jumps far.
-                if band[2] is not None and (
-                    x0 < band[2] - 1 or top > band[1] or bottom < band[0] or x0 - band[3] > 40
-                ):
-                    flush()
-                if band[2] is None:
-                    band[:] = [top, bottom, x0, x1]
-                else:
-                    band[:] = [min(band[0], top), max(band[1], bottom), x0, x1]
-            cur.append((_normal(ch), x0, top, x1, bottom, raw.FPDFText_GetFontSize(tp, i), i))
-        flush()
+        core = dispatch.core()
+        if core is not None:
+            items = core.pdf_page_items(
+                _functions(pdfium.raw), _address(page.raw), _address(textpage.raw), width, height
+            )
+        else:
+            chars, graphics = page_content(pdfium.raw, page.raw, textpage.raw, height)
+            items = page_items(chars, graphics, width)
     finally:
         textpage.close()
-    return lines
+    return [
+        _Line(
+            text=text,
+            x0=x0,
+            top=top,
+            x1=x1,
+            bottom=bottom,
+            size=size,
+            mono=bool(flags & MONO),
+            bold=bool(flags & BOLD),
+            page=number,
+            column=column,
+            kind=kind,
+            rows=rows,
+        )
+        for kind, text, x0, top, x1, bottom, size, flags, column, rows in items
+    ]
 
 
-def _rows(lines: list[_Line]) -> list[_Line]:
-    """Lines top to bottom, and left to right within a row: lines whose heights overlap by
-    more than half the smaller one are one row (their tops may differ by a fraction of a
-    point)."""
-    out: list[_Line] = []
-    row: list[_Line] = []
-    for ln in sorted(lines, key=lambda ln: (ln.top, ln.x0)):
-        if row:
-            top = max(r.top for r in row)
-            bottom = min(r.bottom for r in row)
-            small = min(ln.bottom - ln.top, min(r.bottom - r.top for r in row))
-            if min(bottom, ln.bottom) - max(top, ln.top) <= 0.5 * small:
-                out += sorted(row, key=lambda r: r.x0)
-                row = []
-        row.append(ln)
-    return out + sorted(row, key=lambda r: r.x0)
+def _address(handle: Any) -> int:
+    return ctypes.cast(handle, ctypes.c_void_p).value or 0
 
 
-def _order(lines: list[_Line], width: float) -> list[_Line]:
-    mid = width / 2
-    for ln in lines:
-        ln.column = "left" if ln.x1 < mid + 4 else "right" if ln.x0 > mid - 4 else "span"
-    two = sum(ln.column != "span" for ln in lines) >= 0.5 * max(1, len(lines)) and any(
-        ln.column == "right" for ln in lines
-    )
-    lines[:] = _rows(lines)
-    if not two:
-        for ln in lines:
-            ln.column = "span"
-        return lines
-    out: list[_Line] = []
-    left: list[_Line] = []
-    right: list[_Line] = []
-    for ln in lines:
-        if ln.column == "span":
-            out += left + right + [ln]
-            left, right = [], []
-        else:
-            (left if ln.column == "left" else right).append(ln)
-    return out + left + right
+@functools.cache
+def _functions_of(raw: Any) -> tuple[int, ...]:
+    return tuple(function_table(raw))
+
+
+def _functions(raw: Any) -> list[int]:
+    return list(_functions_of(raw))
 
 
 def _furniture(pages: list[list[_Line]], heights: list[float]) -> set[int]:
@@ -200,13 +125,15 @@ def _furniture(pages: list[list[_Line]], heights: list[float]) -> set[int]:
 
     counts: Counter[str] = Counter()
     for lines, h in zip(pages, heights, strict=True):
-        counts.update({key(ln) for ln in lines if _in_band(ln, h)})
+        counts.update({key(ln) for ln in lines if ln.kind == "line" and _in_band(ln, h)})
     repeated = {k for k, n in counts.items() if len(pages) > 1 and n >= max(2, len(pages) / 2)}
     return {
         id(ln)
         for lines, h in zip(pages, heights, strict=True)
         for ln in lines
-        if _in_band(ln, h) and (key(ln) in repeated or _PAGE_NO.match(ln.text))
+        if ln.kind == "line"
+        and _in_band(ln, h)
+        and (key(ln) in repeated or _PAGE_NO.match(ln.text))
     }
 
 
@@ -218,12 +145,23 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
     furniture = _furniture(pages, heights)
     body = [ln for lines in pages for ln in lines if id(ln) not in furniture]
     # The body size: the most common size by characters, code (fixed pitch) aside.
-    sizes = Counter(ln.size for ln in body if not ln.mono for _ in range(max(1, len(ln.text))))
+    sizes = Counter(
+        ln.size
+        for ln in body
+        if not ln.mono and ln.kind == "line"
+        for _ in range(max(1, len(ln.text)))
+    )
     base = sizes.most_common(1)[0][0] if sizes else 0.0
     # Heading sizes: larger than the body and set in bold somewhere, or clearly larger (fonts
     # without a bold face, such as most CJK fonts, mark headings by size alone).
     big = sorted(
-        {ln.size for ln in body if ln.size > base * 1.05 and (ln.bold or ln.size >= base * 1.25)},
+        {
+            ln.size
+            for ln in body
+            if ln.kind == "line"
+            and ln.size > base * 1.05
+            and (ln.bold or ln.size >= base * 1.25)
+        },
         reverse=True,
     )
     level = {s: min(i + 1, 6) for i, s in enumerate(big)}
@@ -275,6 +213,14 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         furniture_of(lines, height, "header")
         for ln in lines:
             if id(ln) in furniture:
+                continue
+            if ln.kind != "line":
+                flush()
+                box = Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom)
+                kind = ln.kind
+                out.append(Section(ln.kind, ln.text, boxes=(box,), rows=ln.rows))
+                out.extend(pending)
+                pending.clear()
                 continue
             if _CAPTION.match(ln.text):
                 flush()
@@ -337,12 +283,12 @@ def parse_pdf(
             try:
                 page = pdf[number - 1]
                 width, height = page.get_size()
-                found = _page_lines(pdfium, page, number, height)
+                found = _page_lines(pdfium, page, number, width, height)
                 page.close()
             except pdfium.PdfiumError as exc:
                 raise DocumentError(filename, f"unreadable page ({exc})", page=number) from exc
             page_list.append(Page(number, width, height, has_text_layer=bool(found)))
-            lines.append(_order(found, width))
+            lines.append(found)
             heights.append(height)
         meta_raw = pdf.get_metadata_dict()
     finally:

@@ -1,0 +1,514 @@
+"""One PDF page's layout: characters and graphics in, lines, tables and figures out.
+
+The input is what :mod:`._pdfium` reads of a page; the output is the page's items in reading
+order, each ``(kind, text, x0, top, x1, bottom, size, flags, column, rows)``:
+
+* ``"line"``: a line of text (``size``: its median font size; ``flags``: the :data:`BOLD` /
+  :data:`MONO` bits of its first character);
+* ``"table"``: a table found from its ruling lines, ``rows`` its cells row by row, ``text``
+  the rows joined by ``"\\n"`` and the cells by ``" | "``;
+* ``"figure"``: an image, or a drawing with no text on it (``text`` is empty).
+
+``column`` is ``"left"``, ``"right"`` or ``"span"`` on a two-column page, else ``"span"``.
+How it is done:
+
+* **Rules**: path objects thinner than 3 pt and longer than 5 pt are horizontal or vertical
+  rules; a stroked rectangle gives its four edges.
+* **Grid tables**: rules that cross each other make a component; one with at least two
+  horizontal and two vertical rules and at least two cells is a table whose rows and columns
+  are between its rules (a cell a vertical rule does not cross spans the columns on both
+  sides).
+* **Rule-only tables**: horizontal rules of one extent (three or more, or two around text in
+  columns) bound a table whose columns are the x-ranges no text line crosses and whose rows
+  start where the vertical gap between lines is wider than between the lines of one cell.
+* **Figures**: image objects, and groups of touching paths (not rules) with no character on
+  them, at least 20 pt on each side.
+* **Lines**: the characters left over, in PDFium's order, split at PDFium's line breaks, at a
+  character that shares no height with the line so far, that goes backwards, or that jumps
+  further than 40 pt.
+* **Reading order**: top to bottom; lines entirely left or right of the page's middle are two
+  columns (when at least half the lines are), read left column first, between items that
+  span the middle. Tables and figures are read where they start.
+"""
+
+from __future__ import annotations
+
+import statistics
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from ._pdfium import BOLD, BREAK, GENERATED, IMAGE, MONO, PATH, STRAIGHT, STROKE, Char, Graphic
+
+__all__ = ["Item", "page_items"]
+
+# (kind, text, x0, top, x1, bottom, size, flags, column, rows)
+Item = tuple[str, str, float, float, float, float, float, int, str, Any]
+
+_THIN = 3.0
+_MIN_RULE = 5.0
+_TOL = 2.0
+_FIGURE_MIN = 20.0
+_LINE_JUMP = 40.0
+_CAPTION_STARTS = ("fig", "table", "图", "表")
+
+
+def normal(ch: str) -> str:
+    """A character as it goes into text: PDFium's line-end hyphen (U+FFFE) as ``-``,
+    ligatures and presentation forms by NFKC.
+
+    >>> normal("\\ufb01"), normal("\\ufffe"), normal("a")
+    ('fi', '-', 'a')
+    """
+    if ch == "\ufffe":
+        return "-"
+    if "\ufb00" <= ch <= "\ufb06" or "\ufe70" <= ch <= "\ufeff":
+        return unicodedata.normalize("NFKC", ch)
+    return ch
+
+
+# --------------------------------------------------------------------------- lines
+
+
+def _lines(chars: Sequence[Char]) -> list[list[Char]]:
+    """Characters (PDFium's order) cut into lines; generated spaces kept inside lines."""
+    out: list[list[Char]] = []
+    cur: list[Char] = []
+    # The line's body so far: its top, its bottom, and the last character's x0, x1.
+    top = bottom = last0 = last1 = 0.0
+    started = False
+
+    def flush() -> None:
+        nonlocal started
+        if any(not (c[6] & GENERATED) and not c[0].isspace() for c in cur):
+            out.append(list(cur))
+        cur.clear()
+        started = False
+
+    for c in chars:
+        ch, x0, t, x1, b, _size, flags = c
+        if flags & BREAK:
+            flush()
+            continue
+        if flags & GENERATED:
+            if cur:
+                cur.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, GENERATED))
+            continue
+        if not ch.isspace():
+            # A new line when the character shares no height with the line so far (not only
+            # with the last character: a full stop is a small box at one end of the line's
+            # height), goes back, or jumps far.
+            if started and (x0 < last0 - 1 or t > bottom or b < top or x0 - last1 > _LINE_JUMP):
+                flush()
+            if not started:
+                top, bottom, started = t, b, True
+            else:
+                top, bottom = min(top, t), max(bottom, b)
+            last0, last1 = x0, x1
+        cur.append(c)
+    flush()
+    return out
+
+
+def _line_item(cs: list[Char]) -> Item:
+    body = [c for c in cs if not (c[6] & GENERATED) and not c[0].isspace()]
+    text = "".join(normal(c[0]) for c in cs).strip()
+    return (
+        "line",
+        " ".join(text.split()) if "  " in text else text,
+        min(c[1] for c in body),
+        min(c[2] for c in body),
+        max(c[3] for c in body),
+        max(c[4] for c in body),
+        round(statistics.median(c[5] for c in body), 1),
+        body[0][6] & (BOLD | MONO),
+        "span",
+        None,
+    )
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _rules(
+    graphics: Sequence[Graphic],
+) -> tuple[list[tuple[float, float, float]], list[tuple[float, float, float]]]:
+    """Horizontal rules ``(y, x0, x1)`` and vertical rules ``(x, top, bottom)``."""
+    hs: list[tuple[float, float, float]] = []
+    vs: list[tuple[float, float, float]] = []
+    for kind, x0, top, x1, bottom, flags in graphics:
+        if kind != PATH:
+            continue
+        w, h = x1 - x0, bottom - top
+        if h <= _THIN and w >= _MIN_RULE:
+            hs.append(((top + bottom) / 2, x0, x1))
+        elif w <= _THIN and h >= _MIN_RULE:
+            vs.append(((x0 + x1) / 2, top, bottom))
+        elif flags & STRAIGHT and flags & STROKE and w > _THIN and h > _THIN:
+            hs += [(top, x0, x1), (bottom, x0, x1)]
+            vs += [(x0, top, bottom), (x1, top, bottom)]
+    return hs, vs
+
+
+def _cluster(values: list[float], tol: float = _TOL) -> list[float]:
+    """Sorted values with those within ``tol`` of the previous kept merged (their mean)."""
+    out: list[list[float]] = []
+    for v in sorted(values):
+        if out and v - out[-1][-1] <= tol:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return [sum(g) / len(g) for g in out]
+
+
+# --------------------------------------------------------------------------- tables
+
+
+class _Table:
+    def __init__(self, box: tuple[float, float, float, float], xs: list[float], ys: list[float]):
+        self.box = box
+        self.xs = xs  # column edges, left to right
+        self.ys = ys  # row edges, top to bottom (rule-only tables: refined from the text)
+        self.vs: list[tuple[float, float, float]] = []  # vertical rules (grid tables)
+        self.ruled_rows = True
+
+    def holds(self, c: Char) -> bool:
+        cx, cy = (c[1] + c[3]) / 2, (c[2] + c[4]) / 2
+        x0, top, x1, bottom = self.box
+        return x0 - 1 <= cx <= x1 + 1 and top - 1 <= cy <= bottom + 1
+
+
+def _grid_tables(
+    hs: list[tuple[float, float, float]], vs: list[tuple[float, float, float]]
+) -> tuple[list[_Table], set[int]]:
+    """Tables from rules that cross; the indexes of the horizontal rules they use."""
+    n = len(hs)
+    parent = list(range(n + len(vs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, (y, hx0, hx1) in enumerate(hs):
+        for j, (x, vt, vb) in enumerate(vs):
+            if hx0 - _TOL <= x <= hx1 + _TOL and vt - _TOL <= y <= vb + _TOL:
+                parent[find(i)] = find(n + j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n + len(vs)):
+        groups.setdefault(find(i), []).append(i)
+    tables: list[_Table] = []
+    used: set[int] = set()
+    for members in groups.values():
+        h = [hs[i] for i in members if i < n]
+        v = [vs[i - n] for i in members if i >= n]
+        ys = _cluster([r[0] for r in h])
+        xs = _cluster([r[0] for r in v])
+        if len(ys) < 2 or len(xs) < 2 or (len(ys) - 1) * (len(xs) - 1) < 2:
+            continue
+        box = (
+            min(min(r[1] for r in h), xs[0]),
+            min(min(r[1] for r in v), ys[0]),
+            max(max(r[2] for r in h), xs[-1]),
+            max(max(r[2] for r in v), ys[-1]),
+        )
+        t = _Table(box, xs, ys)
+        t.vs = v
+        tables.append(t)
+        used.update(i for i in members if i < n)
+    return tables, used
+
+
+def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
+    """Column edges inside ``[x0, x1]``: the middles of x-ranges at least 4 pt wide that no
+    more than a tenth of the text lines cross."""
+    lines = _lines(chars)
+    if not lines:
+        return []
+    lo, width = int(x0), int(x1 - x0) + 2
+    cover = [0] * width
+    for ln in lines:
+        spans: list[tuple[float, float]] = []
+        for c in ln:
+            if c[6] & GENERATED or c[0].isspace():
+                continue
+            if spans and c[1] - spans[-1][1] < 0.25 * max(1.0, c[5]):
+                spans[-1] = (spans[-1][0], max(spans[-1][1], c[3]))
+            else:
+                spans.append((c[1], c[3]))
+        # A word gap (about a quarter of the font size) stays covered: only the ranges
+        # between runs of text more than one font size apart count as gaps for this line.
+        merged: list[tuple[float, float]] = []
+        for s in spans:
+            size = max(1.0, ln[0][5])
+            if merged and s[0] - merged[-1][1] < size:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], s[1]))
+            else:
+                merged.append(s)
+        for a, b in merged:
+            for k in range(max(0, int(a) - lo), min(width, int(b) - lo + 1)):
+                cover[k] += 1
+    limit = len(lines) // 10
+    edges: list[float] = []
+    k = 0
+    first = next((i for i, v in enumerate(cover) if v > limit), width)
+    last = max((i for i, v in enumerate(cover) if v > limit), default=-1)
+    k = first
+    while k <= last:
+        if cover[k] <= limit:
+            start = k
+            while k <= last and cover[k] <= limit:
+                k += 1
+            if k - start >= 4:
+                edges.append(lo + (start + k) / 2)
+        k += 1
+    return edges
+
+
+def _ruleonly_tables(
+    hs: list[tuple[float, float, float]], used: set[int], chars: Sequence[Char]
+) -> list[_Table]:
+    """Tables bounded by horizontal rules of one extent, with no vertical rules."""
+    free = sorted((r for i, r in enumerate(hs) if i not in used and r[2] - r[1] >= 40), key=lambda r: r[0])
+    groups: list[list[tuple[float, float, float]]] = []
+    for r in free:
+        for g in groups:
+            if abs(g[0][1] - r[1]) <= 3 and abs(g[0][2] - r[2]) <= 3:
+                g.append(r)
+                break
+        else:
+            groups.append([r])
+    tables: list[_Table] = []
+    for g in groups:
+        ys = _cluster([r[0] for r in g])
+        x0, x1 = min(r[1] for r in g), max(r[2] for r in g)
+        run: list[float] = []
+        for y in ys + [float("inf")]:
+            if run and y != float("inf"):
+                band = [c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[-1] < (c[2] + c[4]) / 2 < y]
+                lines = _lines(band)
+                texts = ["".join(c[0] for c in ln).strip().lower() for ln in lines]
+                broken = any(t.startswith(_CAPTION_STARTS) and any(ch.isdigit() for ch in t[:12]) for t in texts)
+                if not broken and len(lines) > 2 and not _x_gaps(band, x0, x1):
+                    broken = True
+                if broken:
+                    _close(run, x0, x1, chars, tables)
+                    run = []
+            run.append(y)
+        _close(run[:-1] if run and run[-1] == float("inf") else run, x0, x1, chars, tables)
+    return tables
+
+
+def _close(run: list[float], x0: float, x1: float, chars: Sequence[Char], out: list[_Table]) -> None:
+    run = [y for y in run if y != float("inf")]
+    if len(run) < 2:
+        return
+    inside = [c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[0] < (c[2] + c[4]) / 2 < run[-1]]
+    gaps = _x_gaps(inside, x0, x1)
+    if not gaps or (len(run) == 2 and len(_lines(inside)) < 2):
+        return
+    t = _Table((x0, run[0], x1, run[-1]), [x0, *gaps, x1], run)
+    t.ruled_rows = False
+    out.append(t)
+
+
+def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
+    """A rule-only table's row edges: its rules, and between them the gaps between lines that
+    are wider than the gaps between the lines of one cell."""
+    bands: list[tuple[float, float]] = []  # (top, bottom) of each visual line, across columns
+    for ln in sorted(_cell_lines(chars), key=lambda ln: ln[3]):
+        top, bottom = ln[3], ln[5]
+        if bands and top < bands[-1][1] - 0.5 * (bottom - top):
+            bands[-1] = (min(bands[-1][0], top), max(bands[-1][1], bottom))
+        else:
+            bands.append((top, bottom))
+    gaps = [b[0] - a[1] for a, b in zip(bands, bands[1:], strict=False)]
+    edges = list(t.ys)
+    if gaps:
+        least = min(gaps)
+        every = max(gaps) - least < 1.5
+        for (a, b), gap in zip(zip(bands, bands[1:], strict=False), gaps, strict=True):
+            mid = (a[1] + b[0]) / 2
+            if (every or gap > least + 1.5) and not any(abs(mid - e) < 2 for e in edges):
+                edges.append(mid)
+    return sorted(edges)
+
+
+def _cell_lines(chars: list[Char]) -> list[Item]:
+    return [_line_item(ln) for ln in _lines(chars)]
+
+
+def _fill(t: _Table, chars: list[Char]) -> Item:
+    """The table's item: its characters put into cells."""
+    ys = _row_edges(t, chars) if not t.ruled_rows else t.ys
+    xs = t.xs
+    ncol = len(xs) - 1
+    cells: dict[tuple[int, int], list[Char]] = {}
+    last: list[Char] | None = None
+    for c in chars:
+        if c[6] & GENERATED:
+            if last is not None:
+                last.append(c)
+            continue
+        cx, cy = (c[1] + c[3]) / 2, (c[2] + c[4]) / 2
+        r = max(0, min(len(ys) - 2, _index(ys, cy)))
+        k = max(0, min(ncol - 1, _index(xs, cx)))
+        last = cells.setdefault((r, k), [])
+        last.append(c)
+    rows: list[list[str]] = []
+    for r in range(len(ys) - 1):
+        row: list[str] = []
+        mid = (ys[r] + ys[r + 1]) / 2
+        k = 0
+        while k < ncol:
+            got = list(cells.get((r, k), []))
+            # A grid cell no vertical rule closes spans into the next column.
+            while t.vs and k + 1 < ncol and not any(
+                abs(v[0] - xs[k + 1]) <= _TOL and v[1] - _TOL <= mid <= v[2] + _TOL for v in t.vs
+            ):
+                k += 1
+                got += cells.get((r, k), [])
+            row.append(_cell_text(got))
+            k += 1
+        if any(row):
+            rows.append(row)
+    text = "\n".join(" | ".join(row) for row in rows)
+    x0, top, x1, bottom = t.box
+    sizes = [c[5] for c in chars if not c[6] & GENERATED]
+    size = statistics.median(sizes) if sizes else 0.0
+    return ("table", text, x0, top, x1, bottom, round(size, 1), 0, "span", rows)
+
+
+def _index(edges: list[float], v: float) -> int:
+    i = 0
+    while i + 1 < len(edges) and v >= edges[i + 1]:
+        i += 1
+    return i
+
+
+def _cell_text(chars: list[Char]) -> str:
+    lines = sorted(_cell_lines(chars), key=lambda ln: (round(ln[3]), ln[2]))
+    out = ""
+    for ln in lines:
+        if out and not out.endswith("-"):
+            out += " "
+        out += ln[1]
+    return out
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _figures(graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_Table]) -> list[tuple[float, float, float, float]]:
+    boxes: list[list[float]] = []
+    for kind, x0, top, x1, bottom, _flags in graphics:
+        w, h = x1 - x0, bottom - top
+        if kind == PATH and (w <= _THIN or h <= _THIN):
+            continue  # a rule
+        if kind not in (PATH, IMAGE):
+            continue
+        if any(t.box[0] - 2 <= x0 and x1 <= t.box[2] + 2 and t.box[1] - 2 <= top and bottom <= t.box[3] + 2 for t in tables):
+            continue
+        boxes.append([x0, top, x1, bottom, float(kind == IMAGE)])
+    # Touching boxes are one drawing.
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]), max(a[4], b[4])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    out = []
+    for x0, top, x1, bottom, image in boxes:
+        if x1 - x0 < _FIGURE_MIN or bottom - top < _FIGURE_MIN:
+            continue
+        if not image and any(
+            x0 <= (c[1] + c[3]) / 2 <= x1 and top <= (c[2] + c[4]) / 2 <= bottom
+            for c in chars
+            if not c[6] & GENERATED
+        ):
+            continue  # a background behind text (a code block, a shaded box)
+        out.append((x0, top, x1, bottom))
+    return out
+
+
+# --------------------------------------------------------------------------- order
+
+
+def _rows(items: list[Item]) -> list[Item]:
+    """Items top to bottom, and left to right within a row: lines whose heights overlap by
+    more than half the smaller one are one row. Tables and figures are rows of their own."""
+    out: list[Item] = []
+    row: list[Item] = []
+    for it in sorted(items, key=lambda it: (it[3], it[2])):
+        if row:
+            block = it[0] != "line" or row[0][0] != "line"
+            top = max(r[3] for r in row)
+            bottom = min(r[5] for r in row)
+            small = min(it[5] - it[3], min(r[5] - r[3] for r in row))
+            if block or min(bottom, it[5]) - max(top, it[3]) <= 0.5 * small:
+                out += sorted(row, key=lambda r: r[2])
+                row = []
+        row.append(it)
+    return out + sorted(row, key=lambda r: r[2])
+
+
+def _order(items: list[Item], width: float) -> list[Item]:
+    mid = width / 2
+
+    def column(it: Item) -> str:
+        return "left" if it[4] < mid + 4 else "right" if it[2] > mid - 4 else "span"
+
+    cols = [column(it) for it in items]
+    lines = [c for it, c in zip(items, cols, strict=True) if it[0] == "line"]
+    two = sum(c != "span" for c in lines) >= 0.5 * max(1, len(lines)) and "right" in lines
+    ordered = _rows([(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)])
+    if not two:
+        return ordered
+    out: list[Item] = []
+    left: list[Item] = []
+    right: list[Item] = []
+    for it in ordered:
+        if it[8] == "span":
+            out += left + right + [it]
+            left, right = [], []
+        else:
+            (left if it[8] == "left" else right).append(it)
+    return out + left + right
+
+
+# --------------------------------------------------------------------------- page
+
+
+def page_items(chars: Sequence[Char], graphics: Sequence[Graphic], width: float) -> list[Item]:
+    """A page's lines, tables and figures in reading order (see the module docs)."""
+    hs, vs = _rules(graphics)
+    tables, used = _grid_tables(hs, vs)
+    tables += _ruleonly_tables(hs, used, [c for c in chars if not c[6] & GENERATED and not any(t.holds(c) for t in tables)])
+    items: list[Item] = []
+    rest: list[Char] = []
+    inside: list[list[Char]] = [[] for _ in tables]
+    # A generated character (a space or break PDFium inferred, without a box) goes where the
+    # character before it went.
+    into = rest
+    for c in chars:
+        if not c[6] & GENERATED:
+            into = rest
+            for i, t in enumerate(tables):
+                if t.holds(c):
+                    into = inside[i]
+                    break
+        into.append(c)
+    for t, cs in zip(tables, inside, strict=True):
+        items.append(_fill(t, cs))
+    for x0, top, x1, bottom in _figures(graphics, rest, tables):
+        items.append(("figure", "", x0, top, x1, bottom, 0.0, 0, "span", None))
+    items += [_line_item(ln) for ln in _lines(rest)]
+    return _order(items, width)
