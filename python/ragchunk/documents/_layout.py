@@ -85,10 +85,13 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
         cur.clear()
         started = False
 
+    broken = False
     for c in chars:
-        ch, x0, t, x1, b, _size, flags = c
+        ch, x0, t, x1, b, size, flags = c
         if flags & BREAK:
-            flush()
+            # PDFium also breaks lines inside a line (at some font changes), so a break only
+            # counts where the geometry agrees; elsewhere it is a space if there is a gap.
+            broken = True
             continue
         if flags & GENERATED:
             if cur:
@@ -100,11 +103,14 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
             # height), goes back, or jumps far.
             if started and (x0 < last0 - 1 or t > bottom or b < top or x0 - last1 > _LINE_JUMP):
                 flush()
+            elif started and broken and x0 - last1 > 0.2 * size:
+                cur.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, GENERATED))
             if not started:
                 top, bottom, started = t, b, True
             else:
                 top, bottom = min(top, t), max(bottom, b)
             last0, last1 = x0, x1
+            broken = False
         cur.append(c)
     flush()
     return out
@@ -468,7 +474,19 @@ def _order(items: list[Item], width: float) -> list[Item]:
 
     cols = [column(it) for it in items]
     lines = [c for it, c in zip(items, cols, strict=True) if it[0] == "line"]
-    two = sum(c != "span" for c in lines) >= 0.5 * max(1, len(lines)) and "right" in lines
+    # Two columns: most lines keep to one half, and each half holds at least four lines'
+    # height of text, tables or figures (the short lines of a one-column page keep to the
+    # left half; a right-aligned running header alone is not a column).
+    heights = sorted(it[5] - it[3] for it in items if it[0] == "line")
+    least = 4 * heights[len(heights) // 2] if heights else 0.0
+    tall = {"left": 0.0, "right": 0.0, "span": 0.0}
+    for it, c in zip(items, cols, strict=True):
+        tall[c] += it[5] - it[3]
+    two = (
+        sum(c != "span" for c in lines) >= 0.5 * max(1, len(lines))
+        and tall["right"] >= least
+        and tall["left"] >= least
+    )
     ordered = _rows([(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)])
     if not two:
         return ordered

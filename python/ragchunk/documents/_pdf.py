@@ -78,7 +78,7 @@ def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float
     textpage = page.get_textpage()
     try:
         core = dispatch.core()
-        if core is not None:
+        if core is not None and hasattr(core, "pdf_page_items"):
             items = core.pdf_page_items(
                 _functions(pdfium.raw), _address(page.raw), _address(textpage.raw), width, height
             )
@@ -120,10 +120,12 @@ def _functions(raw: Any) -> list[int]:
 
 
 def _furniture(pages: list[list[_Line]], heights: list[float]) -> set[int]:
-    def key(ln: _Line) -> str:
-        return re.sub(r"\d+", "#", " ".join(ln.text.split()).lower())
+    def key(ln: _Line) -> tuple[str, int]:
+        # The text (numbers aside) and where it stands: a heading that repeats the running
+        # header's words further down the page is not the header.
+        return re.sub(r"\d+", "#", " ".join(ln.text.split()).lower()), round(ln.top / 6)
 
-    counts: Counter[str] = Counter()
+    counts: Counter[tuple[str, int]] = Counter()
     for lines, h in zip(pages, heights, strict=True):
         counts.update({key(ln) for ln in lines if ln.kind == "line" and _in_band(ln, h)})
     repeated = {k for k, n in counts.items() if len(pages) > 1 and n >= max(2, len(pages) / 2)}
@@ -152,15 +154,28 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         for _ in range(max(1, len(ln.text)))
     )
     base = sizes.most_common(1)[0][0] if sizes else 0.0
-    # Heading sizes: larger than the body and set in bold somewhere, or clearly larger (fonts
-    # without a bold face, such as most CJK fonts, mark headings by size alone).
+    # Heading sizes: larger than the body and set in bold somewhere, or clearly larger, or a
+    # little larger in short lines that hold few of the characters (fonts without a bold
+    # face, such as most CJK fonts, mark headings by size alone).
+    total = sum(sizes.values()) or 1
+    lengths: dict[float, list[int]] = {}
+    for ln in body:
+        if ln.kind == "line" and not ln.mono:
+            lengths.setdefault(ln.size, []).append(len(ln.text))
     big = sorted(
         {
             ln.size
             for ln in body
             if ln.kind == "line"
             and ln.size > base * 1.05
-            and (ln.bold or ln.size >= base * 1.25)
+            and (
+                ln.bold
+                or ln.size >= base * 1.25
+                or (
+                    sizes[ln.size] < 0.05 * total
+                    and sorted(lengths[ln.size])[len(lengths[ln.size]) // 2] <= 40
+                )
+            )
         },
         reverse=True,
     )
@@ -241,7 +256,9 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                     (this == kind or hanging or (kind == "caption" and this == "text"))
                     and abs(ln.size - prev.size) < 0.6
                     and (
-                        -2 < gap < prev.size
+                        # A title runs on only at its own line spacing: the next title is
+                        # further down.
+                        -2 < gap < prev.size * (0.5 if this == "title" else 1.0)
                         if ln.page == prev.page and ln.column == prev.column
                         else not prev.text.endswith((".", "!", "?", "。", "！", "？", ":", "："))
                     )
