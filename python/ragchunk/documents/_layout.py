@@ -101,7 +101,16 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
             # A new line when the character shares no height with the line so far (not only
             # with the last character: a full stop is a small box at one end of the line's
             # height), goes back, or jumps far.
-            if started and (x0 < last0 - 1 or t > bottom or b < top or x0 - last1 > _LINE_JUMP):
+            # (An underscore or a comma is drawn a little below the line's other characters:
+            # what counts is whether the character's middle is near the line's height.)
+            mid = (t + b) / 2
+            slack = 0.3 * size
+            if started and (
+                x0 < last0 - 1
+                or mid > bottom + slack
+                or mid < top - slack
+                or x0 - last1 > _LINE_JUMP
+            ):
                 flush()
             elif started and broken and x0 - last1 > 0.2 * size:
                 cur.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, GENERATED))
@@ -227,49 +236,55 @@ def _grid_tables(
 
 
 def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
-    """Column edges inside ``[x0, x1]``: the middles of x-ranges at least 4 pt wide that no
-    more than a tenth of the text lines cross."""
+    """Column edges inside ``[x0, x1]``: where an x-range no text line inks, at least 0.3
+    font sizes wide, ends. Cells are read as
+    left-aligned: the edge is where the next column's text starts, so a long cell that
+    reaches into the gap stays whole."""
     lines = _lines(chars)
+    # A line alone at its height (a title row across the table, the last line of a long
+    # cell) does not say where columns are: gaps come from the lines that share a row.
+    shared = [ln for ln in lines if any(o is not ln and _same_row(ln, o) for o in lines)]
+    lines = shared if len(shared) >= 2 else lines
     if not lines:
         return []
-    lo, width = int(x0), int(x1 - x0) + 2
+    sizes = sorted(c[5] for c in chars if not c[6] & GENERATED)
+    least = 0.3 * sizes[len(sizes) // 2]
+    lo = x0
+    width = int((x1 - x0) * 4) + 2  # quarter-point bins
     cover = [0] * width
     for ln in lines:
-        spans: list[tuple[float, float]] = []
+        seen = [False] * width
         for c in ln:
             if c[6] & GENERATED or c[0].isspace():
                 continue
-            if spans and c[1] - spans[-1][1] < 0.25 * max(1.0, c[5]):
-                spans[-1] = (spans[-1][0], max(spans[-1][1], c[3]))
-            else:
-                spans.append((c[1], c[3]))
-        # A word gap (about a quarter of the font size) stays covered: only the ranges
-        # between runs of text more than one font size apart count as gaps for this line.
-        merged: list[tuple[float, float]] = []
-        for s in spans:
-            size = max(1.0, ln[0][5])
-            if merged and s[0] - merged[-1][1] < size:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], s[1]))
-            else:
-                merged.append(s)
-        for a, b in merged:
-            for k in range(max(0, int(a) - lo), min(width, int(b) - lo + 1)):
-                cover[k] += 1
-    limit = len(lines) // 10
+            for k in range(max(0, int((c[1] - lo) * 4)), min(width, int((c[3] - lo) * 4) + 1)):
+                seen[k] = True
+        for k in range(width):
+            cover[k] += seen[k]
+    limit = 0
+    inked = [k for k, v in enumerate(cover) if v > limit]
+    if not inked:
+        return []
     edges: list[float] = []
-    k = 0
-    first = next((i for i, v in enumerate(cover) if v > limit), width)
-    last = max((i for i, v in enumerate(cover) if v > limit), default=-1)
-    k = first
+    k, last = inked[0], inked[-1]
     while k <= last:
         if cover[k] <= limit:
             start = k
             while k <= last and cover[k] <= limit:
                 k += 1
-            if k - start >= 4:
-                edges.append(lo + (start + k) / 2)
+            if (k - start) / 4 >= least:
+                edges.append(lo + k / 4 - 0.25)
         k += 1
     return edges
+
+
+def _same_row(a: list[Char], b: list[Char]) -> bool:
+    """Whether two lines (lists of characters) share more than half the smaller height."""
+    at = min(c[2] for c in a if not c[6] & GENERATED)
+    ab = max(c[4] for c in a if not c[6] & GENERATED)
+    bt = min(c[2] for c in b if not c[6] & GENERATED)
+    bb = max(c[4] for c in b if not c[6] & GENERATED)
+    return min(ab, bb) - max(at, bt) > 0.5 * min(ab - at, bb - bt)
 
 
 def _ruleonly_tables(
@@ -320,25 +335,50 @@ def _close(run: list[float], x0: float, x1: float, chars: Sequence[Char], out: l
 
 
 def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
-    """A rule-only table's row edges: its rules, and between them the gaps between lines that
-    are wider than the gaps between the lines of one cell."""
+    """A rule-only table's row edges: its rules, and the gaps between lines that no cell's
+    text runs on across. In each column, consecutive lines closer than the table's least
+    line pitch (+2 pt) are one cell; if every pitch is about the same, every line is a row."""
+    cols: list[list[tuple[Item, float]]] = [[] for _ in range(len(t.xs) - 1)]
+    for cs in _lines(chars):
+        ln = _line_item(cs)
+        k = max(0, min(len(cols) - 1, _index(t.xs, (ln[2] + min(ln[4], ln[2] + 10)) / 2)))
+        cols[k].append((ln, _baseline(cs)))
+    pitches: list[tuple[float, float, float]] = []  # (pitch, top of the gap, bottom of it)
+    for col in cols:
+        col.sort(key=lambda x: x[0][3])
+        for (a, base_a), (b, base_b) in zip(col, col[1:], strict=False):
+            pitches.append((base_b - base_a, a[5], b[3]))
+    glued: list[tuple[float, float]] = []
+    if pitches:
+        least = min(p[0] for p in pitches)
+        if max(p[0] for p in pitches) - least >= 2.0:
+            glued = [(a, b) for p, a, b in pitches if p <= least + 2.0]
     bands: list[tuple[float, float]] = []  # (top, bottom) of each visual line, across columns
-    for ln in sorted(_cell_lines(chars), key=lambda ln: ln[3]):
+    for ln in sorted((x[0] for col in cols for x in col), key=lambda ln: ln[3]):
         top, bottom = ln[3], ln[5]
         if bands and top < bands[-1][1] - 0.5 * (bottom - top):
             bands[-1] = (min(bands[-1][0], top), max(bands[-1][1], bottom))
         else:
             bands.append((top, bottom))
-    gaps = [b[0] - a[1] for a, b in zip(bands, bands[1:], strict=False)]
     edges = list(t.ys)
-    if gaps:
-        least = min(gaps)
-        every = max(gaps) - least < 1.5
-        for (a, b), gap in zip(zip(bands, bands[1:], strict=False), gaps, strict=True):
-            mid = (a[1] + b[0]) / 2
-            if (every or gap > least + 1.5) and not any(abs(mid - e) < 2 for e in edges):
-                edges.append(mid)
+    for a, b in zip(bands, bands[1:], strict=False):
+        mid = (a[1] + b[0]) / 2
+        if any(g0 - 0.5 <= mid <= g1 + 0.5 for g0, g1 in glued):
+            continue
+        if not any(abs(mid - e) < 2 for e in edges):
+            edges.append(mid)
     return sorted(edges)
+
+
+def _baseline(line: list[Char]) -> float:
+    """Where a line stands: the most common bottom of its characters (half points), which is
+    the baseline for most scripts; glyph boxes are tight, so tops and middles vary more."""
+    counts: dict[float, int] = {}
+    for c in line:
+        if not c[6] & GENERATED and not c[0].isspace():
+            key = round(c[4] * 2) / 2
+            counts[key] = counts.get(key, 0) + 1
+    return max(counts.items(), key=lambda kv: (kv[1], -kv[0]))[0] if counts else 0.0
 
 
 def _cell_lines(chars: list[Char]) -> list[Item]:
@@ -351,6 +391,18 @@ def _fill(t: _Table, chars: list[Char]) -> Item:
     xs = t.xs
     ncol = len(xs) - 1
     cells: dict[tuple[int, int], list[Char]] = {}
+    # In a table without vertical rules, a line alone at its height that crosses a column
+    # edge (a title row) is one cell, in the column where it starts.
+    forced: dict[int, int] = {}
+    if not t.vs:
+        lines = _lines(chars)
+        for ln in lines:
+            body = [c for c in ln if not c[6] & GENERATED]
+            first = _index(xs, (body[0][1] + body[0][3]) / 2)
+            if _index(xs, (body[-1][1] + body[-1][3]) / 2) != first and not any(
+                o is not ln and _same_row(ln, o) for o in lines
+            ):
+                forced.update((id(c), first) for c in body)
     last: list[Char] | None = None
     for c in chars:
         if c[6] & GENERATED:
@@ -359,7 +411,7 @@ def _fill(t: _Table, chars: list[Char]) -> Item:
             continue
         cx, cy = (c[1] + c[3]) / 2, (c[2] + c[4]) / 2
         r = max(0, min(len(ys) - 2, _index(ys, cy)))
-        k = max(0, min(ncol - 1, _index(xs, cx)))
+        k = forced.get(id(c), max(0, min(ncol - 1, _index(xs, cx))))
         last = cells.setdefault((r, k), [])
         last.append(c)
     rows: list[list[str]] = []
