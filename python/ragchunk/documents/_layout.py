@@ -33,6 +33,7 @@ How it is done:
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import unicodedata
 from collections.abc import Sequence
@@ -291,7 +292,9 @@ def _ruleonly_tables(
     hs: list[tuple[float, float, float]], used: set[int], chars: Sequence[Char]
 ) -> list[_Table]:
     """Tables bounded by horizontal rules of one extent, with no vertical rules."""
-    free = sorted((r for i, r in enumerate(hs) if i not in used and r[2] - r[1] >= 40), key=lambda r: r[0])
+    free = sorted(
+        (r for i, r in enumerate(hs) if i not in used and r[2] - r[1] >= 40), key=lambda r: r[0]
+    )
     groups: list[list[tuple[float, float, float]]] = []
     for r in free:
         for g in groups:
@@ -305,12 +308,19 @@ def _ruleonly_tables(
         ys = _cluster([r[0] for r in g])
         x0, x1 = min(r[1] for r in g), max(r[2] for r in g)
         run: list[float] = []
-        for y in ys + [float("inf")]:
+        for y in [*ys, float("inf")]:
             if run and y != float("inf"):
-                band = [c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[-1] < (c[2] + c[4]) / 2 < y]
+                band = [
+                    c
+                    for c in chars
+                    if x0 <= (c[1] + c[3]) / 2 <= x1 and run[-1] < (c[2] + c[4]) / 2 < y
+                ]
                 lines = _lines(band)
                 texts = ["".join(c[0] for c in ln).strip().lower() for ln in lines]
-                broken = any(t.startswith(_CAPTION_STARTS) and any(ch.isdigit() for ch in t[:12]) for t in texts)
+                broken = any(
+                    t.startswith(_CAPTION_STARTS) and any(ch.isdigit() for ch in t[:12])
+                    for t in texts
+                )
                 if not broken and len(lines) > 2 and not _x_gaps(band, x0, x1):
                     broken = True
                 if broken:
@@ -321,11 +331,15 @@ def _ruleonly_tables(
     return tables
 
 
-def _close(run: list[float], x0: float, x1: float, chars: Sequence[Char], out: list[_Table]) -> None:
+def _close(
+    run: list[float], x0: float, x1: float, chars: Sequence[Char], out: list[_Table]
+) -> None:
     run = [y for y in run if y != float("inf")]
     if len(run) < 2:
         return
-    inside = [c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[0] < (c[2] + c[4]) / 2 < run[-1]]
+    inside = [
+        c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[0] < (c[2] + c[4]) / 2 < run[-1]
+    ]
     gaps = _x_gaps(inside, x0, x1)
     if not gaps or (len(run) == 2 and len(_lines(inside)) < 2):
         return
@@ -346,7 +360,7 @@ def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
     pitches: list[tuple[float, float, float]] = []  # (pitch, top of the gap, bottom of it)
     for col in cols:
         col.sort(key=lambda x: x[0][3])
-        for (a, base_a), (b, base_b) in zip(col, col[1:], strict=False):
+        for (a, base_a), (b, base_b) in itertools.pairwise(col):
             pitches.append((base_b - base_a, a[5], b[3]))
     glued: list[tuple[float, float]] = []
     if pitches:
@@ -361,7 +375,7 @@ def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
         else:
             bands.append((top, bottom))
     edges = list(t.ys)
-    for a, b in zip(bands, bands[1:], strict=False):
+    for a, b in itertools.pairwise(bands):
         mid = (a[1] + b[0]) / 2
         if any(g0 - 0.5 <= mid <= g1 + 0.5 for g0, g1 in glued):
             continue
@@ -422,8 +436,13 @@ def _fill(t: _Table, chars: list[Char]) -> Item:
         while k < ncol:
             got = list(cells.get((r, k), []))
             # A grid cell no vertical rule closes spans into the next column.
-            while t.vs and k + 1 < ncol and not any(
-                abs(v[0] - xs[k + 1]) <= _TOL and v[1] - _TOL <= mid <= v[2] + _TOL for v in t.vs
+            while (
+                t.vs
+                and k + 1 < ncol
+                and not any(
+                    abs(v[0] - xs[k + 1]) <= _TOL and v[1] - _TOL <= mid <= v[2] + _TOL
+                    for v in t.vs
+                )
             ):
                 k += 1
                 got += cells.get((r, k), [])
@@ -458,7 +477,9 @@ def _cell_text(chars: list[Char]) -> str:
 # --------------------------------------------------------------------------- figures
 
 
-def _figures(graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_Table]) -> list[tuple[float, float, float, float]]:
+def _figures(
+    graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_Table]
+) -> list[tuple[float, float, float, float]]:
     boxes: list[list[float]] = []
     for kind, x0, top, x1, bottom, _flags in graphics:
         w, h = x1 - x0, bottom - top
@@ -466,7 +487,13 @@ def _figures(graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_T
             continue  # a rule
         if kind not in (PATH, IMAGE):
             continue
-        if any(t.box[0] - 2 <= x0 and x1 <= t.box[2] + 2 and t.box[1] - 2 <= top and bottom <= t.box[3] + 2 for t in tables):
+        if any(
+            t.box[0] - 2 <= x0
+            and x1 <= t.box[2] + 2
+            and t.box[1] - 2 <= top
+            and bottom <= t.box[3] + 2
+            for t in tables
+        ):
             continue
         boxes.append([x0, top, x1, bottom, float(kind == IMAGE)])
     # Touching boxes are one drawing.
@@ -477,7 +504,13 @@ def _figures(graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_T
             for j in range(i + 1, len(boxes)):
                 a, b = boxes[i], boxes[j]
                 if a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]), max(a[4], b[4])]
+                    boxes[i] = [
+                        min(a[0], b[0]),
+                        min(a[1], b[1]),
+                        max(a[2], b[2]),
+                        max(a[3], b[3]),
+                        max(a[4], b[4]),
+                    ]
                     del boxes[j]
                     merged = True
                     break
@@ -539,7 +572,9 @@ def _order(items: list[Item], width: float) -> list[Item]:
         and tall["right"] >= least
         and tall["left"] >= least
     )
-    ordered = _rows([(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)])
+    ordered = _rows(
+        [(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)]
+    )
     if not two:
         return ordered
     out: list[Item] = []
@@ -561,7 +596,9 @@ def page_items(chars: Sequence[Char], graphics: Sequence[Graphic], width: float)
     """A page's lines, tables and figures in reading order (see the module docs)."""
     hs, vs = _rules(graphics)
     tables, used = _grid_tables(hs, vs)
-    tables += _ruleonly_tables(hs, used, [c for c in chars if not c[6] & GENERATED and not any(t.holds(c) for t in tables)])
+    tables += _ruleonly_tables(
+        hs, used, [c for c in chars if not c[6] & GENERATED and not any(t.holds(c) for t in tables)]
+    )
     items: list[Item] = []
     rest: list[Char] = []
     inside: list[list[Char]] = [[] for _ in tables]
