@@ -134,10 +134,15 @@ BILLION_LAUGHS = (
 
 
 def simple_pdf(
-    pages: list[list[tuple[str, float, float, float, str]]], size=(595.0, 842.0)
+    pages: list[list[tuple[str, float, float, float, str]]],
+    size=(595.0, 842.0),
+    drawings: list[list[tuple[str, float, float, float, float]]] | None = None,
 ) -> bytes:
     """A PDF written by hand: per page, ``(font, size, x, top, text)`` lines in the base-14
-    fonts ``F1`` Helvetica, ``F2`` Helvetica-Bold, ``F3`` Courier (``top`` from the page's top)."""
+    fonts ``F1`` Helvetica, ``F2`` Helvetica-Bold, ``F3`` Courier (``top`` from the page's top),
+    and ``drawings``, per page, ``(op, x0, top, x1, bottom)`` shapes drawn before the text:
+    ``"line"`` (a 1 pt stroked line from ``(x0, top)`` to ``(x1, bottom)``), ``"rect"`` (a
+    stroked rectangle), ``"fill"`` (a grey filled rectangle), ``"image"`` (a 2x2 grey image)."""
     width, height = size
     objects: list[bytes] = []
 
@@ -151,9 +156,24 @@ def simple_pdf(
     }
     resources = " ".join(f"/{k} {v} 0 R" for k, v in fonts.items())
     pages_id = len(objects) + 1 + 2 * len(pages)
+    image = add(
+        b"<< /Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceGray "
+        b"/BitsPerComponent 8 /Length 4 >>\nstream\n\x80\x40\x40\x80\nendstream"
+    )
+    pages_id += 1
     kids = []
-    for lines in pages:
+    for number, lines in enumerate(pages):
         ops = []
+        for op, x0, top, x1, bottom in (drawings or [[]] * len(pages))[number]:
+            y0, y1 = height - top, height - bottom
+            if op == "line":
+                ops.append(f"1 w {x0} {y0} m {x1} {y1} l S")
+            elif op == "rect":
+                ops.append(f"1 w {x0} {y1} {x1 - x0} {y0 - y1} re S")
+            elif op == "fill":
+                ops.append(f"0.9 g {x0} {y1} {x1 - x0} {y0 - y1} re f 0 g")
+            elif op == "image":
+                ops.append(f"q {x1 - x0} 0 0 {y0 - y1} {x0} {y1} cm /Im1 Do Q")
         for font, pt, x, top, text in lines:
             esc = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
             ops.append(f"BT /{font} {pt} Tf {x} {height - top - pt} Td ({esc}) Tj ET")
@@ -162,7 +182,8 @@ def simple_pdf(
         kids.append(
             add(
                 f"<< /Type /Page /Parent {pages_id} 0 R /MediaBox [0 0 {width} {height}] "
-                f"/Contents {content} 0 R /Resources << /Font << {resources} >> >> >>".encode()
+                f"/Contents {content} 0 R /Resources << /Font << {resources} >> "
+                f"/XObject << /Im1 {image} 0 R >> >> >>".encode()
             )
         )
     refs = " ".join(f"{k} 0 R" for k in kids)

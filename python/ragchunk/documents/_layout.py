@@ -156,10 +156,11 @@ def _rules(
         if kind != PATH:
             continue
         w, h = x1 - x0, bottom - top
+        # A stroked line's bounds reach half its width past its ends: the rule is the line.
         if h <= _THIN and w >= _MIN_RULE:
-            hs.append(((top + bottom) / 2, x0, x1))
+            hs.append(((top + bottom) / 2, x0 + h / 2, x1 - h / 2))
         elif w <= _THIN and h >= _MIN_RULE:
-            vs.append(((x0 + x1) / 2, top, bottom))
+            vs.append(((x0 + x1) / 2, top + w / 2, bottom - w / 2))
         elif flags & STRAIGHT and flags & STROKE and w > _THIN and h > _THIN:
             hs += [(top, x0, x1), (bottom, x0, x1)]
             vs += [(x0, top, bottom), (x1, top, bottom)]
@@ -237,7 +238,7 @@ def _grid_tables(
 
 
 def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
-    """Column edges inside ``[x0, x1]``: where an x-range no text line inks, at least 0.3
+    """Column edges inside ``[x0, x1]``: where an x-range no text line inks, at least 0.5
     font sizes wide, ends. Cells are read as
     left-aligned: the edge is where the next column's text starts, so a long cell that
     reaches into the gap stays whole."""
@@ -249,7 +250,7 @@ def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
     if not lines:
         return []
     sizes = sorted(c[5] for c in chars if not c[6] & GENERATED)
-    least = 0.3 * sizes[len(sizes) // 2]
+    least = 0.5 * sizes[len(sizes) // 2]
     lo = x0
     width = int((x1 - x0) * 4) + 2  # quarter-point bins
     cover = [0] * width

@@ -1,0 +1,157 @@
+"""PDF layout: tables from ruling lines, figures, columns, on hand-written PDFs."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pypdfium2")
+
+from docfiles import simple_pdf  # noqa: E402
+
+from ragchunk.documents import parse  # noqa: E402
+
+
+def _grid(x: list[float], y: list[float], skip: set[tuple[int, int]] = frozenset()):
+    """Rules of a grid: horizontal ones at ``y``, vertical ones at ``x``; ``skip`` holds
+    (vertical rule, row) pairs left out, for cells that span columns."""
+    out = [("line", x[0], top, x[-1], top) for top in y]
+    for i, left in enumerate(x):
+        for r in range(len(y) - 1):
+            if (i, r) not in skip:
+                out.append(("line", left, y[r], left, y[r + 1]))
+    return out
+
+
+def _tables(doc):
+    return [s for s in doc.sections if s.kind == "table"]
+
+
+def test_grid_table_cells_rows_and_box() -> None:
+    x = [72.0, 200.0, 330.0, 460.0]
+    y = [120.0, 140.0, 160.0, 180.0]
+    cells = [["Name", "Default", "Meaning"], ["depth", "3", "how deep"], ["width", "80", "cols"]]
+    text = [
+        ("F1", 10, x[k] + 4, y[r] + 5, cell) for r, row in enumerate(cells) for k, cell in enumerate(row)
+    ]
+    page = [("F1", 10, 72, 80, "Options are read once at start-up."), *text]
+    page.append(("F1", 10, 72, 200, "After the table."))
+    doc = parse(simple_pdf([page], drawings=[_grid(x, y)]))
+    (table,) = _tables(doc)
+    assert table.rows == cells
+    assert table.text == "Name | Default | Meaning\ndepth | 3 | how deep\nwidth | 80 | cols"
+    x0, top, x1, bottom = table.bbox
+    assert abs(x0 - 72) < 1 and abs(top - 120) < 1 and abs(x1 - 460) < 1 and abs(bottom - 180) < 1
+    kinds = [s.kind for s in doc.sections]
+    assert kinds == ["text", "table", "text"]
+    # The cells are not read again as body lines.
+    assert doc.text.count("how deep") == 1
+
+
+def test_a_grid_cell_without_a_rule_between_spans_columns() -> None:
+    x = [72.0, 200.0, 330.0]
+    y = [100.0, 120.0, 140.0]
+    page = [
+        ("F1", 10, 76, 105, "Options for the whole run"),
+        ("F1", 10, 76, 125, "depth"),
+        ("F1", 10, 204, 125, "3"),
+    ]
+    doc = parse(simple_pdf([page], drawings=[_grid(x, y, skip={(1, 0)})]))
+    (table,) = _tables(doc)
+    assert table.rows == [["Options for the whole run"], ["depth", "3"]]
+
+
+def test_rule_only_table_with_a_wrapped_cell() -> None:
+    # Top rule, a rule under the header row, a bottom rule; no vertical rules. The second
+    # column's first cell wraps onto two lines (closer together than rows are).
+    rules = [("line", 72, 100, 400, 100), ("line", 72, 118, 400, 118), ("line", 72, 175, 400, 175)]
+    page = [
+        ("F2", 9, 76, 105, "Key"),
+        ("F2", 9, 200, 105, "Meaning"),
+        ("F1", 9, 76, 124, "retries"),
+        ("F1", 9, 200, 124, "How often a failed call"),
+        ("F1", 9, 200, 135, "is tried again"),
+        ("F1", 9, 76, 150, "timeout"),
+        ("F1", 9, 200, 150, "Seconds to wait"),
+        ("F1", 9, 76, 165, "proxy"),
+        ("F1", 9, 200, 165, "Where calls go"),
+    ]
+    doc = parse(simple_pdf([page], drawings=[rules]))
+    (table,) = _tables(doc)
+    assert table.rows == [
+        ["Key", "Meaning"],
+        ["retries", "How often a failed call is tried again"],
+        ["timeout", "Seconds to wait"],
+        ["proxy", "Where calls go"],
+    ]
+
+
+def test_two_rules_around_a_paragraph_are_not_a_table() -> None:
+    rules = [("line", 72, 100, 400, 100), ("line", 72, 150, 400, 150)]
+    page = [
+        ("F1", 10, 72, 110, "A boxed note that reads as one paragraph of text"),
+        ("F1", 10, 72, 123, "over several lines, with no columns in it at all"),
+        ("F1", 10, 72, 136, "and a last line."),
+    ]
+    doc = parse(simple_pdf([page], drawings=[rules]))
+    assert not _tables(doc)
+    assert "boxed note" in doc.text
+
+
+def test_figures_images_and_drawings_with_captions() -> None:
+    drawing = [
+        ("rect", 100, 100, 300, 220),
+        ("fill", 120, 160, 140, 215),
+        ("fill", 160, 130, 180, 215),
+        ("line", 110, 210, 290, 120),
+    ]
+    page = [
+        ("F1", 10, 100, 230, "Figure 1: Requests per second"),
+        ("F1", 10, 72, 260, "Some text between the figures."),
+        ("F1", 10, 100, 420, "Figure 2: A photograph"),
+    ]
+    doc = parse(simple_pdf([page], drawings=[[*drawing, ("image", 100, 300, 250, 410)]]))
+    kinds = [(s.kind, s.text) for s in doc.sections]
+    assert kinds == [
+        ("figure", ""),
+        ("caption", "Figure 1: Requests per second"),
+        ("text", "Some text between the figures."),
+        ("figure", ""),
+        ("caption", "Figure 2: A photograph"),
+    ]
+    first = doc.sections[0].bbox
+    assert first is not None and abs(first[0] - 100) < 1.5 and abs(first[3] - 220) < 1.5
+
+
+def test_a_shaded_code_block_is_not_a_figure() -> None:
+    page = [
+        ("F1", 10, 72, 80, "Run it:"),
+        ("F3", 10, 80, 105, "make build"),
+        ("F3", 10, 80, 118, "make test"),
+    ]
+    doc = parse(simple_pdf([page], drawings=[[("fill", 72, 100, 400, 132)]]))
+    assert [s.kind for s in doc.sections] == ["text", "code"]
+    assert doc.sections[1].text == "make build\nmake test"
+
+
+def test_two_columns_read_left_column_first() -> None:
+    left = [("F1", 10, 72, 100 + 14 * i, f"Left line {i} of the first column.") for i in range(8)]
+    right = [("F1", 10, 320, 100 + 14 * i, f"Right line {i} of column two.") for i in range(8)]
+    # Drawn right column first: the order in the file is not the reading order.
+    doc = parse(simple_pdf([[*right, ("F2", 18, 72, 60, "Two columns"), *left]]))
+    text = doc.text
+    assert text.index("Two columns") < text.index("Left line 0") < text.index("Left line 7")
+    assert text.index("Left line 7") < text.index("Right line 0") < text.index("Right line 7")
+
+
+def test_short_lines_of_one_column_with_a_right_aligned_header_stay_one_column() -> None:
+    pages = []
+    for n in range(2):
+        lines = [("F1", 8, 480, 30, "Field notes")]
+        lines += [("F1", 10, 72, 100 + 14 * i, f"Short {n}.{i}") for i in range(10)]
+        lines.append(("F1", 8, 280, 815, f"Page {n + 1}"))
+        pages.append(lines)
+    doc = parse(simple_pdf(pages))
+    body = [s.text for s in doc.sections if s.kind not in ("header", "footer")]
+    flat = " ".join(body)
+    assert flat.index("Short 0.0") < flat.index("Short 0.9") < flat.index("Short 1.0")
+    assert [s.kind for s in doc.sections].count("header") == 2
