@@ -116,6 +116,43 @@ def test_a_page_without_text_needs_ocr() -> None:
     assert doc.metadata["needs_ocr"] == [2]
 
 
+def test_a_scanned_page_goes_through_the_ocr_callable() -> None:
+    pytest.importorskip("PIL")
+    data = simple_pdf(
+        [[("F1", 10, 72, 72, "Page one has text.")], []],
+        drawings=[[], [("image", 0, 0, 595, 842)]],
+    )
+    seen = []
+
+    def ocr(image, page):
+        seen.append((image.size, page.number))
+        return [
+            ("Scanned heading", (72, 60, 300, 80)),
+            ("  ", (0, 0, 1, 1)),
+            ("Body", (72, 90, 200, 100)),
+        ]
+
+    doc = parse(data, ocr=ocr)
+    assert seen == [((1190, 1684), 2)]  # only the page without text, rendered at 2x
+    scanned = [s for s in doc.sections if s.page == 2]
+    assert [(s.kind, s.text, s.bbox, dict(s.metadata)) for s in scanned] == [
+        ("text", "Scanned heading", (72.0, 60.0, 300.0, 80.0), {"ocr": True}),
+        ("text", "Body", (72.0, 90.0, 200.0, 100.0), {"ocr": True}),
+    ]
+    assert doc.pages[1].needs_ocr  # the page still has no text layer of its own
+    # A plain string is one section over the whole page.
+    doc = parse(data, ocr=lambda image, page: "All of it")
+    assert [(s.text, s.bbox) for s in doc.sections if s.page == 2] == [
+        ("All of it", (0.0, 0.0, 595.0, 842.0))
+    ]
+    with pytest.raises(TypeError, match="ocr must be a callable"):
+        parse(data, ocr="tesseract")
+    with pytest.raises(TypeError, match="ocr must return"):
+        parse(data, ocr=lambda image, page: 42)
+    with pytest.raises(TypeError, match="at index 0"):
+        parse(data, ocr=lambda image, page: [("text", (1, 2))])
+
+
 def test_encrypted_pdf_names_password() -> None:
     pypdf = pytest.importorskip("pypdf")
     reader = pypdf.PdfReader(io.BytesIO(report_pdf()))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import io
 import os
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._model import Document, Section
+from ._model import Document, Page, Section
 from ._safety import DocumentError, check_package, wrap_errors
 
 __all__ = ["FORMATS", "detect_format", "parse"]
@@ -165,6 +165,7 @@ def parse(
     pages: Sequence[int] | None = None,
     password: str | None = None,
     rows_as_sentences: bool = False,
+    ocr: Callable[[Any, Page], Any] | None = None,
 ) -> Document:
     """Parse a file into a :class:`~ragchunk.documents.Document`.
 
@@ -180,6 +181,12 @@ def parse(
             encrypted).
         rows_as_sentences: XLSX/CSV: one text section per row in RAGFlow's
             ``"header：value; ..."`` form instead of one table section per sheet.
+        ocr: PDF: called as ``ocr(image, page)`` for each page without a text layer (a
+            scan), with the page rendered at 2x (a Pillow image, 144 dpi) and its
+            :class:`~ragchunk.documents.Page`; it returns the page's text (a ``str``, one
+            text section) or a list of ``(text, (x0, top, x1, bottom))`` lines with boxes in
+            PDF points (one text section each, in the order given). Sections made from it
+            carry ``metadata["ocr"] = True``. No OCR model ships with ragchunk.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
@@ -199,6 +206,8 @@ def parse(
         raise TypeError(f"filename must be a str or None, got {type(filename).__name__}")
     if password is not None and not isinstance(password, str):
         raise TypeError(f"password must be a str or None, got {type(password).__name__}")
+    if ocr is not None and not callable(ocr):
+        raise TypeError(f"ocr must be a callable or None, got {type(ocr).__name__}")
     if not isinstance(rows_as_sentences, bool):
         raise TypeError(f"rows_as_sentences must be a bool, got {type(rows_as_sentences).__name__}")
     data, name = _read(source, filename)
@@ -220,7 +229,7 @@ def parse(
     if fmt == "pdf":
         from ._pdf import parse_pdf
 
-        return parse_pdf(data, name, page_list, password)
+        return parse_pdf(data, name, page_list, password, ocr)
     sections, meta = _run(fmt, data, name, rows_as_sentences)
     return Document(sections, metadata=meta, format=fmt, filename=name)
 

@@ -29,7 +29,7 @@ import ctypes
 import functools
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +47,8 @@ _PAGE_NO = re.compile(
 )
 _CAPTION = re.compile(r"^\s*(fig(ure)?|table|图|表)\s*\d+\s*[:.：]", re.I)
 _FURNITURE_BAND = 0.09
+# Pages handed to an OCR callable are rendered at 2x (144 dpi).
+_OCR_SCALE = 2.0
 
 
 @dataclass
@@ -233,7 +235,10 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                 flush()
                 box = Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom)
                 kind = ln.kind
-                out.append(Section(ln.kind, ln.text, boxes=(box,), rows=ln.rows))
+                if ln.kind == "ocr":
+                    out.append(Section("text", ln.text, boxes=(box,), metadata={"ocr": True}))
+                else:
+                    out.append(Section(ln.kind, ln.text, boxes=(box,), rows=ln.rows))
                 out.extend(pending)
                 pending.clear()
                 continue
@@ -275,9 +280,14 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
 
 
 def parse_pdf(
-    data: bytes, filename: str | None, pages: Sequence[int] | None, password: str | None
+    data: bytes,
+    filename: str | None,
+    pages: Sequence[int] | None,
+    password: str | None,
+    ocr: Callable[[Any, Page], Any] | None = None,
 ) -> Document:
-    """Parse a PDF through PDFium's text layer (the simple path; see the module docs)."""
+    """Parse a PDF: PDFium's characters and graphics through the layout analysis (see the
+    module docs); pages without a text layer through ``ocr`` when it is given."""
     pdfium = _import()
     try:
         pdf = pdfium.PdfDocument(data, password=password)
@@ -301,10 +311,23 @@ def parse_pdf(
                 page = pdf[number - 1]
                 width, height = page.get_size()
                 found = _page_lines(pdfium, page, number, width, height)
+                info = Page(
+                    number,
+                    width,
+                    height,
+                    has_text_layer=any(ln.kind in ("line", "table") for ln in found),
+                )
+                if ocr is not None and info.needs_ocr:
+                    # The scan itself (an image over most of the page) is not a figure.
+                    area = width * height
+                    found = [
+                        ln for ln in found if (ln.x1 - ln.x0) * (ln.bottom - ln.top) < 0.8 * area
+                    ]
+                    found += _ocr_lines(ocr, page, info)
                 page.close()
             except pdfium.PdfiumError as exc:
                 raise DocumentError(filename, f"unreadable page ({exc})", page=number) from exc
-            page_list.append(Page(number, width, height, has_text_layer=bool(found)))
+            page_list.append(info)
             lines.append(found)
             heights.append(height)
         meta_raw = pdf.get_metadata_dict()
@@ -320,6 +343,42 @@ def parse_pdf(
     doc = Document(sections, page_list, meta, format="pdf", filename=filename)
     doc._renderer = functools.partial(_render, data, password, filename)
     return doc
+
+
+def _ocr_lines(ocr: Callable[[Any, Page], Any], page: Any, info: Page) -> list[_Line]:
+    """What ``ocr(image, page)`` read on a page without a text layer, as ``"ocr"`` items."""
+    try:
+        image = page.render(scale=_OCR_SCALE).to_pil()
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "ocr needs Pillow to render pages: pip install 'ragchunk[images]'"
+        ) from exc
+    got = ocr(image, info)
+    whole = (0.0, 0.0, info.width, info.height)
+    if isinstance(got, str):
+        got = [(got, whole)] if got.strip() else []
+    if not isinstance(got, list):
+        raise TypeError(
+            f"ocr must return a str or a list of (text, (x0, top, x1, bottom)), "
+            f"got {type(got).__name__}"
+        )
+    out = []
+    for i, item in enumerate(got):
+        try:
+            text, (x0, top, x1, bottom) = item
+            box = (float(x0), float(top), float(x1), float(bottom))
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"ocr returned {item!r} at index {i}: expected (text, (x0, top, x1, bottom))"
+            ) from None
+        if not isinstance(text, str):
+            raise TypeError(f"ocr returned a {type(text).__name__} text at index {i}")
+        if text.strip():
+            out.append(
+                _Line(text.strip(), *box, size=0.0, mono=False, bold=False, page=info.number,
+                      kind="ocr")
+            )  # fmt: skip
+    return out
 
 
 def _render(
