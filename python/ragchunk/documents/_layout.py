@@ -34,6 +34,7 @@ How it is done:
 from __future__ import annotations
 
 import itertools
+import functools
 import statistics
 import unicodedata
 from collections.abc import Sequence
@@ -52,6 +53,9 @@ _TOL = 2.0
 _FIGURE_MIN = 20.0
 _LINE_JUMP = 40.0
 _CAPTION_STARTS = ("fig", "table", "图", "表")
+# The most quarter-point bins a column search looks at (10,000 pt: a malformed rule
+# millions of points long does not allocate millions of bins).
+_MAX_BINS = 40_000
 
 
 def normal(ch: str) -> str:
@@ -245,24 +249,43 @@ def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
     lines = _lines(chars)
     # A line alone at its height (a title row across the table, the last line of a long
     # cell) does not say where columns are: gaps come from the lines that share a row.
-    shared = [ln for ln in lines if any(o is not ln and _same_row(ln, o) for o in lines)]
+    alone = _alone(lines)
+    shared = [ln for ln, a in zip(lines, alone, strict=True) if not a]
     lines = shared if len(shared) >= 2 else lines
     if not lines:
         return []
     sizes = sorted(c[5] for c in chars if not c[6] & GENERATED)
     least = 0.5 * sizes[len(sizes) // 2]
     lo = x0
-    width = int((x1 - x0) * 4) + 2  # quarter-point bins
-    cover = [0] * width
+    width = min(int((x1 - x0) * 4) + 2, _MAX_BINS)  # quarter-point bins
+    # How many lines ink each bin: per line, its characters' bins merged into runs, each
+    # run counted once (a difference array, so the work is linear in characters and bins).
+    delta = [0] * (width + 1)
     for ln in lines:
-        seen = [False] * width
+        runs: list[list[int]] = []
         for c in ln:
             if c[6] & GENERATED or c[0].isspace():
                 continue
-            for k in range(max(0, int((c[1] - lo) * 4)), min(width, int((c[3] - lo) * 4) + 1)):
-                seen[k] = True
-        for k in range(width):
-            cover[k] += seen[k]
+            a, b = max(0, int((c[1] - lo) * 4)), min(width, int((c[3] - lo) * 4) + 1)
+            if a >= b:
+                continue
+            if runs and a <= runs[-1][1] and b >= runs[-1][0]:
+                runs[-1][0], runs[-1][1] = min(runs[-1][0], a), max(runs[-1][1], b)
+            else:
+                runs.append([a, b])
+        runs.sort()
+        end = -1
+        for a, b in runs:
+            a = max(a, end)
+            if b > a:
+                delta[a] += 1
+                delta[b] -= 1
+                end = b
+    cover = [0] * width
+    running = 0
+    for k in range(width):
+        running += delta[k]
+        cover[k] = running
     limit = 0
     inked = [k for k, v in enumerate(cover) if v > limit]
     if not inked:
@@ -280,13 +303,36 @@ def _x_gaps(chars: list[Char], x0: float, x1: float) -> list[float]:
     return edges
 
 
-def _same_row(a: list[Char], b: list[Char]) -> bool:
-    """Whether two lines (lists of characters) share more than half the smaller height."""
-    at = min(c[2] for c in a if not c[6] & GENERATED)
-    ab = max(c[4] for c in a if not c[6] & GENERATED)
-    bt = min(c[2] for c in b if not c[6] & GENERATED)
-    bb = max(c[4] for c in b if not c[6] & GENERATED)
-    return min(ab, bb) - max(at, bt) > 0.5 * min(ab - at, bb - bt)
+def _alone(lines: list[list[Char]]) -> list[bool]:
+    """For each line, whether no other line shares more than half the smaller height with
+    it. Lines sorted by top; each is compared with the lines whose tops are within the
+    tallest line's height above its own top and above its bottom: only those can overlap it."""
+    ext = []
+    for ln in lines:
+        body = [c for c in ln if not c[6] & GENERATED]
+        ext.append((min(c[2] for c in body), max(c[4] for c in body)))
+    order = sorted(range(len(lines)), key=lambda i: ext[i][0])
+    tallest = max((b - t for t, b in ext), default=0.0)
+    alone = [True] * len(lines)
+    for n, i in enumerate(order):
+        it, ib = ext[i]
+        for j in order[n + 1 :]:
+            jt, jb = ext[j]
+            if jt >= ib:
+                break
+            if min(ib, jb) - max(it, jt) > 0.5 * min(ib - it, jb - jt):
+                alone[i] = False
+                break
+        if not alone[i]:
+            continue
+        for j in reversed(order[:n]):
+            jt, jb = ext[j]
+            if jt < it - tallest:
+                break
+            if min(ib, jb) - max(it, jt) > 0.5 * min(ib - it, jb - jt):
+                alone[i] = False
+                break
+    return alone
 
 
 def _ruleonly_tables(
@@ -411,12 +457,10 @@ def _fill(t: _Table, chars: list[Char]) -> Item:
     forced: dict[int, int] = {}
     if not t.vs:
         lines = _lines(chars)
-        for ln in lines:
+        for ln, lone in zip(lines, _alone(lines), strict=True):
             body = [c for c in ln if not c[6] & GENERATED]
             first = _index(xs, (body[0][1] + body[0][3]) / 2)
-            if _index(xs, (body[-1][1] + body[-1][3]) / 2) != first and not any(
-                o is not ln and _same_row(ln, o) for o in lines
-            ):
+            if lone and _index(xs, (body[-1][1] + body[-1][3]) / 2) != first:
                 forced.update((id(c), first) for c in body)
     last: list[Char] | None = None
     for c in chars:
@@ -497,26 +541,7 @@ def _figures(
         ):
             continue
         boxes.append([x0, top, x1, bottom, float(kind == IMAGE)])
-    # Touching boxes are one drawing.
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] - 2 <= b[2] and b[0] - 2 <= a[2] and a[1] - 2 <= b[3] and b[1] - 2 <= a[3]:
-                    boxes[i] = [
-                        min(a[0], b[0]),
-                        min(a[1], b[1]),
-                        max(a[2], b[2]),
-                        max(a[3], b[3]),
-                        max(a[4], b[4]),
-                    ]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
+    boxes = _merge_touching(boxes)
     out = []
     for x0, top, x1, bottom, image in boxes:
         if x1 - x0 < _FIGURE_MIN or bottom - top < _FIGURE_MIN:
@@ -529,6 +554,48 @@ def _figures(
             continue  # a background behind text (a code block, a shaded box)
         out.append((x0, top, x1, bottom))
     return out
+
+
+def _root(parent: list[int], i: int) -> int:
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+def _merge_touching(boxes: list[list[float]]) -> list[list[float]]:
+    """Boxes ``[x0, top, x1, bottom, image]`` that touch (within 2 pt) merged into their
+    hull, until no two hulls touch; each hull in the place of its first box. A sweep over the
+    boxes by x0 finds touching pairs; passes repeat while a hull grew into new neighbours."""
+    while True:
+        order = sorted(range(len(boxes)), key=lambda i: boxes[i][0])
+        parent = list(range(len(boxes)))
+        find = functools.partial(_root, parent)
+
+        merged = False
+        active: list[int] = []
+        for i in order:
+            a = boxes[i]
+            active = [j for j in active if boxes[j][2] + 2 >= a[0]]
+            for j in active:
+                b = boxes[j]
+                if a[1] - 2 <= b[3] and b[1] - 2 <= a[3] and find(i) != find(j):
+                    parent[max(find(i), find(j))] = min(find(i), find(j))
+                    merged = True
+            active.append(i)
+        if not merged:
+            return boxes
+        hulls: dict[int, list[float]] = {}
+        for i, b in enumerate(boxes):
+            h = hulls.setdefault(find(i), list(b))
+            h[:] = [
+                min(h[0], b[0]),
+                min(h[1], b[1]),
+                max(h[2], b[2]),
+                max(h[3], b[3]),
+                max(h[4], b[4]),
+            ]
+        boxes = [hulls[k] for k in sorted(hulls)]
 
 
 # --------------------------------------------------------------------------- order
