@@ -33,8 +33,8 @@ How it is done:
 
 from __future__ import annotations
 
-import itertools
 import functools
+import itertools
 import statistics
 import unicodedata
 from collections.abc import Sequence
