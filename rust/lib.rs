@@ -7,12 +7,15 @@
 //! * [`ragflow`]: the RAGFlow drop-ins (delimiters, position tags, `naive_merge`);
 //! * [`splitters`]: the general chunkers and the packer they share;
 //! * [`batch`]: a parallel, ordered map over documents;
+//! * [`documents`]: what the document readers take from third-party parsers (a PDF page's
+//!   characters and graphics, read from the PDFium library `pypdfium2` loaded);
 //! * `python` (feature `python`): the bindings, the only code that touches PyO3.
 //!
 //! Everything except `python` is plain Rust with no PyO3 in sight, so `cargo test` (without
 //! the `python` feature) proves the core is clean of the bindings.
 
 pub mod batch;
+pub mod documents;
 pub mod eval;
 pub mod ragflow;
 pub mod splitters;

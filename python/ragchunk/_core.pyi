@@ -45,6 +45,7 @@ __all__ = [
     "naive_merge_batch",
     "naive_merge_offsets",
     "parse_delimiter_field",
+    "pdf_page_content",
     "remove_tag",
     "semantic_distances",
     "semantic_gradient",
@@ -423,6 +424,17 @@ class LlamaIndexToken:
     def split_batch(
         self, texts: list[str], chunk_sizes: list[int], workers: int | None = None
     ) -> list[tuple[list[str], list[int], int]]: ...
+
+def pdf_page_content(
+    functions: list[int], page: int, textpage: int, height: float
+) -> tuple[
+    list[tuple[str, float, float, float, float, float, int]],
+    list[tuple[int, float, float, float, float, int]],
+]:
+    """One PDF page's characters and graphic objects, equal to
+    ``ragchunk.documents._pdfium.page_content``: ``functions`` is that module's
+    ``function_table(pypdfium2.raw)``, ``page`` and ``textpage`` the addresses of the page's
+    PDFium handles, ``height`` its height in points."""
 
 def li_punkt_sentences(text: str, classify: Callable[[str], int]) -> list[str]:
     """LlamaIndex's default sentence split (untrained NLTK Punkt) of ``text``."""

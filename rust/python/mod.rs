@@ -14,6 +14,8 @@
 //! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
 //!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
 //! * [`markup`]: the HTML nesting bound the facade applies before parsing.
+//! * [`documents`]: a PDF page's characters and graphics, read from the PDFium library
+//!   `pypdfium2` loaded (the GIL held throughout: PDFium is not thread-safe).
 
 mod arrow;
 mod chunker;
@@ -21,6 +23,7 @@ mod classic;
 #[cfg(feature = "code")]
 mod code;
 mod counters;
+mod documents;
 mod eval;
 mod flow;
 mod guard;
@@ -94,6 +97,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(late::late_char_offsets, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_rows_f32, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_lc_sentences, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::pdf_page_content, m)?)?;
     li_split::register(m)?;
     Ok(())
 }

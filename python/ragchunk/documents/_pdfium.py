@@ -125,7 +125,13 @@ def _chars(raw: Any, tp: Any, height: float) -> list[Char]:
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     refs = (ctypes.byref(left), ctypes.byref(right), ctypes.byref(bottom), ctypes.byref(top))
     for i in range(raw.FPDFText_CountChars(tp)):
-        ch = chr(raw.FPDFText_GetUnicode(tp, i) or 32)
+        code = raw.FPDFText_GetUnicode(tp, i) or 32
+        # A code point that is not a Unicode scalar value becomes U+FFFD: chr() refuses one
+        # above U+10FFFF, and a lone surrogate makes a str that cannot be encoded (nor cross
+        # into the Rust twin, which maps both the same way).
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            code = 0xFFFD
+        ch = chr(code)
         if ch in "\r\n":
             out.append((ch, 0.0, 0.0, 0.0, 0.0, 0.0, BREAK | GENERATED))
             continue
