@@ -47,11 +47,13 @@ _PAGE_NO = re.compile(
 )
 _CAPTION = re.compile(r"^\s*(fig(ure)?|table|图|表)\s*\d+\s*[:.：]", re.I)
 _FURNITURE_BAND = 0.09
+# Pages read before the PDF is opened afresh (see parse_pdf).
+_REOPEN = 64
 # Pages handed to an OCR callable are rendered at 2x (144 dpi).
 _OCR_SCALE = 2.0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     text: str
     x0: float
@@ -306,7 +308,12 @@ def parse_pdf(
         page_list: list[Page] = []
         lines: list[list[_Line]] = []
         heights: list[float] = []
-        for number in wanted:
+        for done, number in enumerate(wanted):
+            if done and done % _REOPEN == 0:
+                # PDFium keeps every object it has parsed until the document is closed:
+                # reopened now and then, a long PDF is read in constant memory.
+                pdf.close()
+                pdf = pdfium.PdfDocument(data, password=password)
             try:
                 page = pdf[number - 1]
                 width, height = page.get_size()

@@ -24,6 +24,7 @@ __all__ = [
     "BOLD",
     "BREAK",
     "FILL",
+    "FUNCTIONS",
     "GENERATED",
     "IMAGE",
     "MONO",
@@ -33,7 +34,6 @@ __all__ = [
     "STROKE",
     "Char",
     "Graphic",
-    "FUNCTIONS",
     "font_flags",
     "function_table",
     "page_content",
@@ -199,7 +199,10 @@ def _graphics(
             if depth < _MAX_DEPTH and raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
                 own = (m.a, m.b, m.c, m.d, m.e, m.f)
                 inner = own if outer is None else _compose(own, outer)
-                kids = [raw.FPDFFormObj_GetObject(obj, i) for i in range(raw.FPDFFormObj_CountObjects(obj))]
+                kids = [
+                    raw.FPDFFormObj_GetObject(obj, i)
+                    for i in range(raw.FPDFFormObj_CountObjects(obj))
+                ]
                 _graphics(raw, kids, height, inner, depth + 1, out)
             continue
         if kind not in (PATH, IMAGE, SHADING):
@@ -221,7 +224,9 @@ def _graphics(
         out.append((kind, float(x0), height - float(y1), float(x1), height - float(y0), flags))
 
 
-def page_content(raw: Any, page: Any, textpage: Any, height: float) -> tuple[list[Char], list[Graphic]]:
+def page_content(
+    raw: Any, page: Any, textpage: Any, height: float
+) -> tuple[list[Char], list[Graphic]]:
     """The characters and graphic objects of one page (raw PDFium handles; see the module)."""
     chars = _chars(raw, textpage, height)
     objs = [raw.FPDFPage_GetObject(page, i) for i in range(raw.FPDFPage_CountObjects(page))]
