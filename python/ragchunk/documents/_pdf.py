@@ -1,24 +1,26 @@
-"""PDF, the simple path: PDFium's text layer (``pypdfium2``) into lines, paragraphs and boxes.
+"""PDF: PDFium's characters and graphics (``pypdfium2``) through a model-free layout analysis.
 
-This is a small, model-free layout pass in Python, not the full layout analysis:
+Each page, one at a time, is read by :mod:`._pdfium` (characters with boxes, font sizes and
+bold/fixed-pitch bits; paths and images) and laid out by :mod:`._layout` (lines, tables
+from ruling lines, figures, two-column reading order), on the Rust backend in one compiled
+call per page (``_core.pdf_page_items``), else in Python with the same result. Then, over
+the whole document:
 
-* characters come from PDFium with their boxes and font sizes; PDFium's own line breaks
-  split them into lines (a line is also cut at a jump backwards or a wide gap);
-* a page is read top to bottom; lines entirely left or right of the page's middle are two
-  columns, read left column first, between lines that span the middle;
+* lines in the top or bottom 9% of a page whose text (digits aside) repeats at about the
+  same height on at least half of the pages, or that look like a page number, are
+  ``header``/``footer`` sections, kept out of the body;
 * lines of one column closer than about a line height, in the same font size, join into a
   paragraph, which runs on into the next column or page unless its last line ends a
   sentence (a line ending in a hyphen joins without a space); a line starting with a bullet
   or a number ("• ", "3. ") starts a list item;
-* lines in a font larger than the body's most common size (a size some bold line has, or a
-  quarter larger; code aside) are titles, the largest size level 1; lines that start in a
-  fixed-pitch font are code;
+* lines in a font larger than the body's most common size are titles (a size some bold line
+  has, a quarter larger, or a little larger in short lines that hold few of the characters),
+  the largest size level 1; a title runs on only at its own line spacing; lines that start
+  in a fixed-pitch font are code;
 * a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
-* lines in the top or bottom 9% of a page whose text (digits aside) repeats on at least half of
-  the pages, or that look like a page number, are ``header``/``footer`` sections;
-* a page without characters has ``has_text_layer=False`` (``Page.needs_ocr``).
+* a page with no text line or table has ``has_text_layer=False`` (``Page.needs_ocr``) and
+  goes to the ``ocr`` callable when one is given.
 
-Tables, figures and captions are not recognised here (a table's cells come out as text lines).
 Boxes are ``(x0, top, x1, bottom)`` in points from the page's top-left corner, one per page
 and column a paragraph spans.
 """
