@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fuzz"))
+sys.path.insert(0, str(ROOT / "tests" / "documents"))
 
 import harness  # noqa: E402
 
@@ -60,9 +61,23 @@ def test_decode_shapes() -> None:
 def _document_seeds() -> list[bytes]:
     from importlib import resources
 
+    from docfiles import simple_pdf
+
     pdf = (resources.files("ragchunk") / "data" / "sample.pdf").read_bytes()
+    # A page with a ruled table, a figure with its caption and two columns of text.
+    grid = [("line", 72, 100 + 20 * r, 300, 100 + 20 * r) for r in range(3)]
+    grid += [("line", x, 100, x, 140) for x in (72, 180, 300)]
+    laid_out = simple_pdf(
+        [
+            [("F1", 9, 76, 105, "Key"), ("F1", 9, 184, 105, "Value"), ("F1", 9, 76, 125, "a")]
+            + [("F1", 9, 184, 125, "1"), ("F1", 9, 72, 260, "Figure 1: A picture")]
+            + [("F1", 9, 72 + 250 * (i % 2), 300 + 12 * (i // 2), f"col {i}") for i in range(16)]
+        ],
+        drawings=[[*grid, ("image", 72, 160, 200, 250)]],
+    )
     files = {
         "pdf": pdf,
+        "pdf ": laid_out,
         "csv": b"a,b\n1,2\n",
         "html": b"<h1>x</h1><table><tr><td>a</td></tr></table><p>y</p>",
         "markdown": b"# x\n\n- a\n- b\n\n```py\nz\n```\n| a |\n|---|\n| 1 |\n",
@@ -70,7 +85,7 @@ def _document_seeds() -> list[bytes]:
         "jsonl": b'{"a": 1}\n{"b": 2}\n',
         "text": "T\u00eate \u4e2d\u6587 text.\n\nMore.".encode(),
     }
-    return [bytes([harness.DOCUMENT_FORMATS.index(f)]) + data for f, data in files.items()]
+    return [bytes([harness.DOCUMENT_FORMATS.index(f.strip())]) + data for f, data in files.items()]
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -89,7 +89,8 @@ def parse_markdown(text: str) -> tuple[list[Section], dict[str, Any]]:
             if len(inner) and m and inner[-1].strip().startswith(m.group(1)[0] * 3):
                 inner = inner[:-1]
             lang = {"language": m.group(2)} if m and m.group(2) else {}
-            sections.append(Section("code", "\n".join(inner), metadata=lang))
+            if any(line.strip() for line in inner):  # an empty fence has nothing to keep
+                sections.append(Section("code", "\n".join(inner), metadata=lang))
         elif b.kind == "indented_code":
             sections.append(Section("code", "\n".join(line[4:] for line in lines)))
         elif b.kind == "table":
