@@ -6,9 +6,8 @@ import pytest
 
 pytest.importorskip("pypdfium2")
 
-from docfiles import simple_pdf  # noqa: E402
-
-from ragchunk.documents import parse  # noqa: E402
+from docfiles import simple_pdf
+from ragchunk.documents import parse
 
 
 def _grid(x: list[float], y: list[float], skip: set[tuple[int, int]] = frozenset()):
@@ -31,7 +30,9 @@ def test_grid_table_cells_rows_and_box() -> None:
     y = [120.0, 140.0, 160.0, 180.0]
     cells = [["Name", "Default", "Meaning"], ["depth", "3", "how deep"], ["width", "80", "cols"]]
     text = [
-        ("F1", 10, x[k] + 4, y[r] + 5, cell) for r, row in enumerate(cells) for k, cell in enumerate(row)
+        ("F1", 10, x[k] + 4, y[r] + 5, cell)
+        for r, row in enumerate(cells)
+        for k, cell in enumerate(row)
     ]
     page = [("F1", 10, 72, 80, "Options are read once at start-up."), *text]
     page.append(("F1", 10, 72, 200, "After the table."))
@@ -155,3 +156,71 @@ def test_short_lines_of_one_column_with_a_right_aligned_header_stay_one_column()
     flat = " ".join(body)
     assert flat.index("Short 0.0") < flat.index("Short 0.9") < flat.index("Short 1.0")
     assert [s.kind for s in doc.sections].count("header") == 2
+
+
+def _random_page(rng):
+    """Characters on random lines (some generated spaces and breaks), random rules, boxes
+    and images: what a page can look like to the layout, well formed or not."""
+    from ragchunk.documents import _pdfium as P
+
+    chars = []
+    for _ in range(rng.randint(0, 40)):
+        x, top = rng.uniform(0, 560), rng.choice([rng.uniform(0, 800), 100.0, 112.0, 124.0])
+        size = rng.choice([8.0, 10.0, 10.0, 14.0])
+        for _ in range(rng.randint(1, 30)):
+            if rng.random() < 0.1:
+                chars.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, P.GENERATED))
+                continue
+            if rng.random() < 0.03:
+                chars.append(("\n", 0.0, 0.0, 0.0, 0.0, 0.0, P.BREAK | P.GENERATED))
+            w = size * rng.uniform(0.3, 0.7)
+            ch = rng.choice("abcdefghijklmnopqrstuvwxyzABC0123456789._-|")
+            flags = rng.choice([0, 0, P.BOLD, P.MONO])
+            chars.append((ch, x, top, x + w, top + size * 0.8, size, flags))
+            x += w + rng.choice([0.5, 0.5, 3.0, 12.0, 50.0, -200.0])
+    graphics = []
+    for _ in range(rng.randint(0, 25)):
+        x0, top = rng.uniform(0, 560), rng.uniform(0, 800)
+        kind = rng.choice([P.PATH, P.PATH, P.PATH, P.IMAGE, P.SHADING])
+        shape = rng.random()
+        if shape < 0.4:
+            x1, bottom = x0 + rng.uniform(5, 400), top + rng.uniform(0.1, 2)
+        elif shape < 0.8:
+            x1, bottom = x0 + rng.uniform(0.1, 2), top + rng.uniform(5, 300)
+        else:
+            x1, bottom = x0 + rng.uniform(1, 200), top + rng.uniform(1, 200)
+        flags = rng.choice([P.STROKE | P.STRAIGHT, P.FILL, P.FILL | P.STRAIGHT, 0])
+        graphics.append((kind, x0, top, x1, bottom, flags))
+    return chars, graphics
+
+
+def test_random_pages_keep_every_character() -> None:
+    """Whatever the page, every drawn character comes out once: in a line or a table cell."""
+    import random
+    from collections import Counter
+
+    from ragchunk.documents._layout import page_items
+
+    rng = random.Random(11)
+    for _ in range(300):
+        chars, graphics = _random_page(rng)
+        items = page_items(chars, graphics, 595.0)
+        want = Counter(c[0] for c in chars if not c[6] & 1 and not c[0].isspace())
+        got = Counter()
+        for kind, text, *_rest, rows in items:
+            if kind == "table":
+                got.update(ch for row in rows for cell in row for ch in cell if not ch.isspace())
+            else:
+                got.update(ch for ch in text if not ch.isspace())
+        assert got == want
+        assert all(it[0] in ("line", "table", "figure") for it in items)
+
+
+def test_coordinates_that_are_not_finite_keep_their_text() -> None:
+    from ragchunk.documents._layout import page_items
+
+    nan, inf = float("nan"), float("inf")
+    chars = [("a", nan, 1, 2, 3, 10, 0), ("b", 1, inf, 2, 3, 10, 0), ("c", 10, 10, 15, 20, 10, 0)]
+    graphics = [(2, nan, 0, 5, 1, 6), (2, 0, 0, inf, 1, 6)]
+    items = page_items(chars, graphics, 600.0)
+    assert "".join(it[1] for it in items).replace(" ", "") == "abc"

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import statistics
 import unicodedata
 from collections.abc import Sequence
@@ -662,6 +663,13 @@ def _order(items: list[Item], width: float) -> list[Item]:
 
 def page_items(chars: Sequence[Char], graphics: Sequence[Graphic], width: float) -> list[Item]:
     """A page's lines, tables and figures in reading order (see the module docs)."""
+    # A broken file can give coordinates that are not finite: such a character keeps its
+    # text at the page's corner, such a graphic is left out.
+    chars = [
+        c if all(math.isfinite(v) for v in c[1:6]) else (c[0], 0.0, 0.0, 0.0, 0.0, 0.0, c[6])
+        for c in chars
+    ]
+    graphics = [g for g in graphics if all(math.isfinite(v) for v in g[1:5])]
     hs, vs = _rules(graphics)
     tables, used = _grid_tables(hs, vs)
     tables += _ruleonly_tables(
