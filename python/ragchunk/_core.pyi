@@ -45,7 +45,9 @@ __all__ = [
     "naive_merge_batch",
     "naive_merge_offsets",
     "parse_delimiter_field",
+    "pdf_layout_items",
     "pdf_page_content",
+    "pdf_page_items",
     "remove_tag",
     "semantic_distances",
     "semantic_gradient",
@@ -435,6 +437,24 @@ def pdf_page_content(
     ``ragchunk.documents._pdfium.page_content``: ``functions`` is that module's
     ``function_table(pypdfium2.raw)``, ``page`` and ``textpage`` the addresses of the page's
     PDFium handles, ``height`` its height in points."""
+
+_PdfItem = tuple[str, str, float, float, float, float, float, int, str, list[list[str]] | None]
+
+def pdf_page_items(
+    functions: list[int], page: int, textpage: int, width: float, height: float
+) -> list[_PdfItem]:
+    """One PDF page's lines, tables and figures in reading order, equal to
+    ``ragchunk.documents._layout.page_items(*_pdfium.page_content(...), width)``: the page
+    read as :func:`pdf_page_content` reads it (GIL held), the layout run with the GIL
+    released."""
+
+def pdf_layout_items(
+    chars: list[tuple[str, float, float, float, float, float, int]],
+    graphics: list[tuple[int, float, float, float, float, int]],
+    width: float,
+) -> list[_PdfItem]:
+    """``ragchunk.documents._layout.page_items(chars, graphics, width)`` in Rust, from the
+    lists ``_pdfium.page_content`` gives."""
 
 def li_punkt_sentences(text: str, classify: Callable[[str], int]) -> list[str]:
     """LlamaIndex's default sentence split (untrained NLTK Punkt) of ``text``."""

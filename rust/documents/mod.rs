@@ -4,4 +4,5 @@
 //!   that `pypdfium2` already loaded, through the addresses of its functions (the twin of
 //!   `python/ragchunk/documents/_pdfium.py`, value for value).
 
+pub mod layout;
 pub mod pdfium;

@@ -16,6 +16,8 @@
 //! * [`markup`]: the HTML nesting bound the facade applies before parsing.
 //! * [`documents`]: a PDF page's characters and graphics, read from the PDFium library
 //!   `pypdfium2` loaded (the GIL held throughout: PDFium is not thread-safe).
+//! * [`pdf_layout`]: a PDF page's lines, tables and figures in reading order (PDFium read with
+//!   the GIL held, the layout run with it released).
 
 mod arrow;
 mod chunker;
@@ -31,6 +33,7 @@ mod late;
 mod lc_tokens;
 mod li_split;
 mod markup;
+mod pdf_layout;
 mod ragflow;
 mod rules;
 mod semantic;
@@ -98,6 +101,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_rows_f32, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_lc_sentences, m)?)?;
     m.add_function(wrap_pyfunction!(documents::pdf_page_content, m)?)?;
+    m.add_function(wrap_pyfunction!(pdf_layout::pdf_page_items, m)?)?;
+    m.add_function(wrap_pyfunction!(pdf_layout::pdf_layout_items, m)?)?;
     li_split::register(m)?;
     Ok(())
 }
