@@ -16,6 +16,10 @@
 * **Scaling**: a folder of the oracle's PDFs parsed by one process and by a pool of one
   process per core (``ragchunk chunk --documents`` parses this way), and the ratio of the
   speed-up to the core count.
+* **Hostile pages** (``--hostile``): one page of ``n`` and of ``4n`` characters (``--chars``)
+  as plain lines, as one rule-only table, and one page of ``n / 50`` and ``4n / 50`` small
+  drawings; linear work gives a ratio near 4. Beside each, the time PDFium itself takes to
+  build the page's text layer, which any PDFium-based extraction pays before reading it.
 
 The test run executes :func:`test_bench_documents_smoke` on two files.
 """
@@ -207,6 +211,88 @@ def scaling(files: list[Path], rounds: int) -> dict[str, float]:
     return {"cores": cores, "speedup": speedup, "efficiency": speedup / cores}
 
 
+def _hostile_pdf(shape: str, n: int) -> bytes:
+    sys.path.insert(0, str(ROOT / "tests" / "documents"))
+    from docfiles import simple_pdf
+
+    if shape == "lines":
+        rows = max(1, n // (8 * 170))
+        lines = [
+            ("F1", 1, 5 + k * 73, 5 + r * 800 / rows, "wxyz " * 34)
+            for r in range(rows)
+            for k in range(8)
+        ]
+        return simple_pdf([lines])
+    if shape == "table":
+        rows = max(1, n // (6 * 12))
+        rules = [("line", 20, 20, 580, 20), ("line", 20, 24, 580, 24), ("line", 20, 822, 580, 822)]
+        cells = [
+            ("F1", 0.5, 22 + k * 93, 25 + r * 795 / rows, f"r{r:05d}k{k}val")
+            for r in range(rows)
+            for k in range(6)
+        ]
+        return simple_pdf([cells], drawings=[rules])
+    count = max(1, n // 50)
+    side = int(count**0.5) + 1
+    shapes = [
+        (
+            "fill",
+            10 + (i % side) * 570 / side,
+            10 + (i // side) * 800 / side,
+            10 + (i % side) * 570 / side + 570 / side * 0.5,
+            10 + (i // side) * 800 / side + 800 / side * 0.5,
+        )
+        for i in range(count)
+    ]
+    return simple_pdf([[("F1", 10, 72, 830, "x")]], drawings=[shapes])
+
+
+def _textpage_time(data: bytes) -> float:
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(data)
+    try:
+        page = pdf[0]
+        t0 = time.perf_counter()
+        textpage = page.get_textpage()
+        seconds = time.perf_counter() - t0
+        textpage.close()
+        page.close()
+    finally:
+        pdf.close()
+    return seconds
+
+
+def hostile(n: int, rounds: int) -> list[tuple[str, float, float, float, float]]:
+    """Per shape, the median time of ``parse`` on a page of ``n`` and ``4n`` characters, and
+    of PDFium building the same page's text layer (``get_textpage``, which ``parse`` and
+    every text extraction through PDFium pay first)."""
+    from ragchunk.documents import parse
+
+    out = []
+    for shape in ("lines", "table", "drawings"):
+        small, big = _hostile_pdf(shape, n), _hostile_pdf(shape, 4 * n)
+        parse(small)
+        times: dict[bytes, list[float]] = {small: [], big: []}
+        pdfium: dict[bytes, list[float]] = {small: [], big: []}
+        for _ in range(rounds):
+            for data in (small, big):
+                t0 = time.perf_counter()
+                parse(data)
+                times[data].append(time.perf_counter() - t0)
+                pdfium[data].append(_textpage_time(data))
+        out.append(
+            (
+                shape,
+                statistics.median(times[small]),
+                statistics.median(times[big]),
+                statistics.median(pdfium[small]),
+                statistics.median(pdfium[big]),
+            )
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--golden", type=Path, default=GOLDEN)
@@ -214,6 +300,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--skip-memory", action="store_true")
     ap.add_argument("--skip-scaling", action="store_true")
+    ap.add_argument("--hostile", action="store_true")
+    ap.add_argument("--chars", type=int, default=250_000)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     files = sorted(args.golden.glob("pdf-*.pdf"))
@@ -242,6 +330,13 @@ def main(argv: list[str] | None = None) -> None:
             f"\nscaling: {sc['cores']} processes, speed-up {sc['speedup']:.2f}x, "
             f"efficiency {sc['efficiency']:.2f}"
         )
+    if args.hostile:
+        report["hostile"] = rows = hostile(args.chars, args.rounds)
+        print(f"\nhostile pages: {args.chars} and {4 * args.chars} characters")
+        print("| shape | parse n | parse 4n | ratio | of which PDFium's text layer: n | 4n |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for shape, a, b, pa, pb in rows:
+            print(f"| {shape} | {a:.3f} s | {b:.3f} s | {b / a:.1f} | {pa:.3f} s | {pb:.3f} s |")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 
@@ -256,6 +351,8 @@ def test_bench_documents_smoke() -> None:
     sp = speed(files, 1)
     assert sp["pages"] >= 2
     assert all(row["pages_per_s"] > 0 for row in sp["sides"].values())
+    for shape, a, b, pa, pb in hostile(2000, 1):
+        assert a > 0 and b > 0 and pa >= 0 and pb >= 0, shape
     mem = memory(files, 10)
     assert [m["pages"] for m in mem] == [1, 10]
     assert mem[1]["sections"] > mem[0]["sections"]

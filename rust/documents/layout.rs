@@ -407,6 +407,9 @@ fn line_ids(cx: &Cx, chars: &[Char]) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = Vec::new();
     let mut cur: Vec<usize> = Vec::new();
     let (mut top, mut bottom, mut last0, mut last1) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    // The first character's top and bottom: a line drifts no further than a character's
+    // height or size from them.
+    let (mut top0, mut bottom0) = (0.0f64, 0.0f64);
     let mut started = false;
     let flush = |cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>, started: &mut bool| {
         if cur
@@ -433,10 +436,13 @@ fn line_ids(cx: &Cx, chars: &[Char]) -> Vec<Vec<usize>> {
         if !cx.is_space(c.ch) {
             let mid = (c.top + c.bottom) / 2.0;
             let slack = 0.3 * c.size;
+            let reach = max2(c.size, bottom0 - top0);
             if started
                 && (c.x0 < last0 - 1.0
                     || mid > bottom + slack
                     || mid < top - slack
+                    || mid > bottom0 + reach
+                    || mid < top0 - reach
                     || c.x0 - last1 > LINE_JUMP)
             {
                 flush(&mut cur, &mut out, &mut started);
@@ -445,6 +451,7 @@ fn line_ids(cx: &Cx, chars: &[Char]) -> Vec<Vec<usize>> {
             }
             if !started {
                 (top, bottom, started) = (c.top, c.bottom, true);
+                (top0, bottom0) = (c.top, c.bottom);
             } else {
                 (top, bottom) = (min2(top, c.top), max2(bottom, c.bottom));
             }
@@ -793,6 +800,50 @@ fn centre(c: &Char) -> (f64, f64) {
     ((c.x0 + c.x1) / 2.0, (c.top + c.bottom) / 2.0)
 }
 
+/// `_ByY`: characters indexed by the height of their middle, so a band of the page is
+/// found by bisection; a band's characters come back in their order on the page.
+struct ByY<'a> {
+    chars: &'a [Char],
+    order: Vec<usize>,
+    ys: Vec<f64>,
+}
+
+impl<'a> ByY<'a> {
+    fn new(chars: &'a [Char]) -> ByY<'a> {
+        let mut order: Vec<usize> = (0..chars.len()).collect();
+        order.sort_by(|&i, &j| float_cmp(centre(&chars[i]).1, centre(&chars[j]).1));
+        let ys = order.iter().map(|&i| centre(&chars[i]).1).collect();
+        ByY { chars, order, ys }
+    }
+
+    /// The characters with `x0 <= middle x <= x1` and `lo < middle y < hi`.
+    fn strictly_between(&self, x0: f64, x1: f64, lo: f64, hi: f64) -> Vec<Char> {
+        let a = self.ys.partition_point(|&y| y <= lo);
+        let b = self.ys.partition_point(|&y| y < hi);
+        let mut picked: Vec<usize> = self.order[a..a.max(b)].to_vec();
+        picked.sort_unstable();
+        picked
+            .into_iter()
+            .map(|i| self.chars[i])
+            .filter(|c| {
+                let mx = centre(c).0;
+                x0 <= mx && mx <= x1
+            })
+            .collect()
+    }
+
+    /// Whether a character's middle is inside the box (edges included).
+    fn any_inside(&self, x0: f64, top: f64, x1: f64, bottom: f64) -> bool {
+        let a = self.ys.partition_point(|&y| y < top);
+        let b = self.ys.partition_point(|&y| y <= bottom);
+        a < b
+            && self.order[a..b].iter().any(|&i| {
+                let mx = centre(&self.chars[i]).0;
+                x0 <= mx && mx <= x1
+            })
+    }
+}
+
 /// `_ruleonly_tables`: tables bounded by horizontal rules of one extent.
 fn ruleonly_tables(cx: &Cx, hs: &[Rule], used: &[bool], chars: &[Char]) -> Vec<Table> {
     let mut free: Vec<Rule> = hs
@@ -813,6 +864,7 @@ fn ruleonly_tables(cx: &Cx, hs: &[Rule], used: &[bool], chars: &[Char]) -> Vec<T
         }
     }
     let mut tables: Vec<Table> = Vec::new();
+    let by_y = ByY::new(chars);
     for g in &groups {
         let ys = cluster(cx, g.iter().map(|r| r.0).collect());
         let (x0, x1) = (min_of(g.iter().map(|r| r.1)), max_of(g.iter().map(|r| r.2)));
@@ -820,14 +872,7 @@ fn ruleonly_tables(cx: &Cx, hs: &[Rule], used: &[bool], chars: &[Char]) -> Vec<T
         for y in ys.iter().copied().chain([f64::INFINITY]) {
             if let Some(&above) = run.last() {
                 if y != f64::INFINITY {
-                    let band: Vec<Char> = chars
-                        .iter()
-                        .filter(|c| {
-                            let (mx, my) = centre(c);
-                            x0 <= mx && mx <= x1 && above < my && my < y
-                        })
-                        .copied()
-                        .collect();
+                    let band = by_y.strictly_between(x0, x1, above, y);
                     let band_lines = lines(cx, &band);
                     let mut broken = band_lines.iter().any(|ln| {
                         let joined: String = ln.iter().map(|c| c.ch).collect();
@@ -837,7 +882,7 @@ fn ruleonly_tables(cx: &Cx, hs: &[Rule], used: &[bool], chars: &[Char]) -> Vec<T
                         broken = true;
                     }
                     if broken {
-                        close(cx, &run, x0, x1, chars, &mut tables);
+                        close(cx, &run, x0, x1, &by_y, &mut tables);
                         run.clear();
                     }
                 }
@@ -848,13 +893,13 @@ fn ruleonly_tables(cx: &Cx, hs: &[Rule], used: &[bool], chars: &[Char]) -> Vec<T
             Some(&y) if y == f64::INFINITY => run.len() - 1,
             _ => run.len(),
         };
-        close(cx, &run[..end], x0, x1, chars, &mut tables);
+        close(cx, &run[..end], x0, x1, &by_y, &mut tables);
     }
     tables
 }
 
 /// `_close`: a rule-only table over the rules `run`, if its text has columns.
-fn close(cx: &Cx, run: &[f64], x0: f64, x1: f64, chars: &[Char], out: &mut Vec<Table>) {
+fn close(cx: &Cx, run: &[f64], x0: f64, x1: f64, by_y: &ByY, out: &mut Vec<Table>) {
     let run: Vec<f64> = run
         .iter()
         .copied()
@@ -864,14 +909,7 @@ fn close(cx: &Cx, run: &[f64], x0: f64, x1: f64, chars: &[Char], out: &mut Vec<T
         return;
     }
     let (first, last) = (run[0], run[run.len() - 1]);
-    let inside: Vec<Char> = chars
-        .iter()
-        .filter(|c| {
-            let (mx, my) = centre(c);
-            x0 <= mx && mx <= x1 && first < my && my < last
-        })
-        .copied()
-        .collect();
+    let inside = by_y.strictly_between(x0, x1, first, last);
     let gaps = x_gaps(cx, &inside, x0, x1);
     if gaps.is_empty() || (run.len() == 2 && line_ids(cx, &inside).len() < 2) {
         return;
@@ -931,21 +969,36 @@ fn row_edges(cx: &Cx, t: &Table, chars: &[Char]) -> Vec<f64> {
             _ => bands.push((top, bottom)),
         }
     }
-    let mut edges = t.ys.clone();
+    // Whether a gap's middle is inside a glued stretch: the stretches by start, and the
+    // furthest end among those that start before it.
+    glued.sort_by(|a, b| float_cmp(a.0, b.0));
+    let starts: Vec<f64> = glued.iter().map(|g| g.0 - 0.5).collect();
+    let mut reach: Vec<f64> = Vec::with_capacity(glued.len());
+    for g in &glued {
+        let furthest = match reach.last() {
+            Some(&r) => max2(r, g.1),
+            None => g.1,
+        };
+        reach.push(furthest);
+    }
+    let mut edges = sorted(t.ys.clone());
     for pair in bands.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         let mid = (a.1 + b.0) / 2.0;
-        if glued
-            .iter()
-            .any(|&(g0, g1)| g0 - 0.5 <= mid && mid <= g1 + 0.5)
+        let k = starts.partition_point(|&s| s <= mid);
+        if k > 0 && mid <= reach[k - 1] + 0.5 {
+            continue;
+        }
+        // Not within 2 pt of an edge already there (the nearest one below or above).
+        let i = edges.partition_point(|&e| e < mid);
+        if (i > 0 && (mid - edges[i - 1]).abs() < 2.0)
+            || (i < edges.len() && (mid - edges[i]).abs() < 2.0)
         {
             continue;
         }
-        if !edges.iter().any(|&e| (mid - e).abs() < 2.0) {
-            edges.push(mid);
-        }
+        edges.insert(i, mid);
     }
-    sorted(edges)
+    edges
 }
 
 /// `_baseline`: the most common bottom of a line's characters, in half points (the least
@@ -1071,13 +1124,13 @@ fn fill(cx: &Cx, t: &Table, chars: &[Char]) -> Item {
     }
 }
 
-/// `_index`: the interval of `edges` that `v` falls in (0 below the first edge).
+/// `_index`: the slot of `v` between sorted `edges`, the last `i < len - 1` with
+/// `edges[i] <= v` (0 below the first edge): `bisect_right(edges, v, 1, len - 1) - 1`.
 fn index(edges: &[f64], v: f64) -> usize {
-    let mut i = 0;
-    while i + 1 < edges.len() && v >= edges[i + 1] {
-        i += 1;
+    if edges.len() <= 2 {
+        return 0;
     }
-    i
+    edges[1..edges.len() - 1].partition_point(|&e| e <= v)
 }
 
 /// `_cell_text`: a cell's lines, top to bottom (by whole points) and left to right, joined
@@ -1129,17 +1182,18 @@ fn figures(graphics: &[Graphic], chars: &[Char], tables: &[Table]) -> Vec<[f64; 
         boxes.push([x0, top, x1, bottom, image]);
     }
     let boxes = merge_touching(boxes);
+    let inked_chars: Vec<Char> = chars
+        .iter()
+        .filter(|c| c.flags & GENERATED == 0)
+        .copied()
+        .collect();
+    let inked = ByY::new(&inked_chars);
     let mut out = Vec::new();
     for [x0, top, x1, bottom, image] in boxes {
         if x1 - x0 < FIGURE_MIN || bottom - top < FIGURE_MIN {
             continue;
         }
-        if image == 0.0
-            && chars.iter().any(|c| {
-                let (mx, my) = centre(c);
-                c.flags & GENERATED == 0 && x0 <= mx && mx <= x1 && top <= my && my <= bottom
-            })
-        {
+        if image == 0.0 && inked.any_inside(x0, top, x1, bottom) {
             continue; // a background behind text (a code block, a shaded box)
         }
         out.push([x0, top, x1, bottom]);
@@ -1213,18 +1267,24 @@ fn rows(mut items: Vec<Item>) -> Vec<Item> {
     items.sort_by(|a, b| pair_cmp((a.top, a.x0), (b.top, b.x0)));
     let mut out: Vec<Item> = Vec::new();
     let mut row: Vec<Item> = Vec::new();
+    // The row's lowest top, highest bottom and least height so far.
+    let (mut top, mut bottom, mut least) = (0.0, 0.0, 0.0);
     for it in items {
         if !row.is_empty() {
             let block = it.kind != Kind::Line || row[0].kind != Kind::Line;
-            let top = max_of(row.iter().map(|r| r.top));
-            let bottom = min_of(row.iter().map(|r| r.bottom));
-            let small = min2(
-                it.bottom - it.top,
-                min_of(row.iter().map(|r| r.bottom - r.top)),
-            );
+            let small = min2(it.bottom - it.top, least);
             if block || min2(bottom, it.bottom) - max2(top, it.top) <= 0.5 * small {
                 out.extend(by_x0(std::mem::take(&mut row)));
             }
+        }
+        if row.is_empty() {
+            (top, bottom, least) = (it.top, it.bottom, it.bottom - it.top);
+        } else {
+            (top, bottom, least) = (
+                max2(top, it.top),
+                min2(bottom, it.bottom),
+                min2(least, it.bottom - it.top),
+            );
         }
         row.push(it);
     }

@@ -33,6 +33,7 @@ How it is done:
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import math
@@ -80,8 +81,9 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
     """Characters (PDFium's order) cut into lines; generated spaces kept inside lines."""
     out: list[list[Char]] = []
     cur: list[Char] = []
-    # The line's body so far: its top, its bottom, and the last character's x0, x1.
-    top = bottom = last0 = last1 = 0.0
+    # The line's body so far: its top, its bottom, and the last character's x0, x1; and its
+    # first character's top and bottom.
+    top = bottom = last0 = last1 = top0 = bottom0 = 0.0
     started = False
 
     def flush() -> None:
@@ -109,12 +111,17 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
             # height), goes back, or jumps far.
             # (An underscore or a comma is drawn a little below the line's other characters:
             # what counts is whether the character's middle is near the line's height.)
+            # A line drifts no further than a character's height or size from where its first
+            # character stands (text drawn as a staircase is many lines, not one tall one).
             mid = (t + b) / 2
             slack = 0.3 * size
+            reach = max(size, bottom0 - top0)
             if started and (
                 x0 < last0 - 1
                 or mid > bottom + slack
                 or mid < top - slack
+                or mid > bottom0 + reach
+                or mid < top0 - reach
                 or x0 - last1 > _LINE_JUMP
             ):
                 flush()
@@ -122,6 +129,7 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
                 cur.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, GENERATED))
             if not started:
                 top, bottom, started = t, b, True
+                top0, bottom0 = t, b
             else:
                 top, bottom = min(top, t), max(bottom, b)
             last0, last1 = x0, x1
@@ -317,8 +325,8 @@ def _alone(lines: list[list[Char]]) -> list[bool]:
     alone = [True] * len(lines)
     for n, i in enumerate(order):
         it, ib = ext[i]
-        for j in order[n + 1 :]:
-            jt, jb = ext[j]
+        for m in range(n + 1, len(order)):
+            jt, jb = ext[order[m]]
             if jt >= ib:
                 break
             if min(ib, jb) - max(it, jt) > 0.5 * min(ib - it, jb - jt):
@@ -326,14 +334,35 @@ def _alone(lines: list[list[Char]]) -> list[bool]:
                 break
         if not alone[i]:
             continue
-        for j in reversed(order[:n]):
-            jt, jb = ext[j]
+        for m in range(n - 1, -1, -1):
+            jt, jb = ext[order[m]]
             if jt < it - tallest:
                 break
             if min(ib, jb) - max(it, jt) > 0.5 * min(ib - it, jb - jt):
                 alone[i] = False
                 break
     return alone
+
+
+class _ByY:
+    """Characters indexed by the height of their middle, so a band of the page is found by
+    bisection; the band's characters come back in their order on the page."""
+
+    def __init__(self, chars: Sequence[Char]):
+        self.chars = chars
+        self.order = sorted(range(len(chars)), key=lambda i: (chars[i][2] + chars[i][4]) / 2)
+        self.ys = [(chars[i][2] + chars[i][4]) / 2 for i in self.order]
+
+    def strictly_between(self, x0: float, x1: float, lo: float, hi: float) -> list[Char]:
+        """The characters with ``x0 <= middle x <= x1`` and ``lo < middle y < hi``."""
+        a, b = bisect.bisect_right(self.ys, lo), bisect.bisect_left(self.ys, hi)
+        picked = sorted(self.order[a : max(a, b)])
+        return [c for c in (self.chars[i] for i in picked) if x0 <= (c[1] + c[3]) / 2 <= x1]
+
+    def any_inside(self, x0: float, top: float, x1: float, bottom: float) -> bool:
+        """Whether a character's middle is inside the box (edges included)."""
+        a, b = bisect.bisect_left(self.ys, top), bisect.bisect_right(self.ys, bottom)
+        return any(x0 <= (c[1] + c[3]) / 2 <= x1 for c in (self.chars[i] for i in self.order[a:b]))
 
 
 def _ruleonly_tables(
@@ -352,17 +381,14 @@ def _ruleonly_tables(
         else:
             groups.append([r])
     tables: list[_Table] = []
+    by_y = _ByY(chars)
     for g in groups:
         ys = _cluster([r[0] for r in g])
         x0, x1 = min(r[1] for r in g), max(r[2] for r in g)
         run: list[float] = []
         for y in [*ys, float("inf")]:
             if run and y != float("inf"):
-                band = [
-                    c
-                    for c in chars
-                    if x0 <= (c[1] + c[3]) / 2 <= x1 and run[-1] < (c[2] + c[4]) / 2 < y
-                ]
+                band = by_y.strictly_between(x0, x1, run[-1], y)
                 lines = _lines(band)
                 texts = ["".join(c[0] for c in ln).strip().lower() for ln in lines]
                 broken = any(
@@ -372,22 +398,18 @@ def _ruleonly_tables(
                 if not broken and len(lines) > 2 and not _x_gaps(band, x0, x1):
                     broken = True
                 if broken:
-                    _close(run, x0, x1, chars, tables)
+                    _close(run, x0, x1, by_y, tables)
                     run = []
             run.append(y)
-        _close(run[:-1] if run and run[-1] == float("inf") else run, x0, x1, chars, tables)
+        _close(run[:-1] if run and run[-1] == float("inf") else run, x0, x1, by_y, tables)
     return tables
 
 
-def _close(
-    run: list[float], x0: float, x1: float, chars: Sequence[Char], out: list[_Table]
-) -> None:
+def _close(run: list[float], x0: float, x1: float, by_y: _ByY, out: list[_Table]) -> None:
     run = [y for y in run if y != float("inf")]
     if len(run) < 2:
         return
-    inside = [
-        c for c in chars if x0 <= (c[1] + c[3]) / 2 <= x1 and run[0] < (c[2] + c[4]) / 2 < run[-1]
-    ]
+    inside = by_y.strictly_between(x0, x1, run[0], run[-1])
     gaps = _x_gaps(inside, x0, x1)
     if not gaps or (len(run) == 2 and len(_lines(inside)) < 2):
         return
@@ -422,14 +444,23 @@ def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
             bands[-1] = (min(bands[-1][0], top), max(bands[-1][1], bottom))
         else:
             bands.append((top, bottom))
-    edges = list(t.ys)
+    # Whether a gap's middle is inside a glued stretch: the stretches by start, and the
+    # furthest end among those that start before it.
+    glued.sort(key=lambda g: g[0])
+    starts = [g0 - 0.5 for g0, _ in glued]
+    reach = list(itertools.accumulate((g1 for _, g1 in glued), max))
+    edges = sorted(t.ys)
     for a, b in itertools.pairwise(bands):
         mid = (a[1] + b[0]) / 2
-        if any(g0 - 0.5 <= mid <= g1 + 0.5 for g0, g1 in glued):
+        k = bisect.bisect_right(starts, mid)
+        if k and mid <= reach[k - 1] + 0.5:
             continue
-        if not any(abs(mid - e) < 2 for e in edges):
-            edges.append(mid)
-    return sorted(edges)
+        # Not within 2 pt of an edge already there (the nearest one below or above).
+        i = bisect.bisect_left(edges, mid)
+        if (i and abs(mid - edges[i - 1]) < 2) or (i < len(edges) and abs(mid - edges[i]) < 2):
+            continue
+        edges.insert(i, mid)
+    return edges
 
 
 def _baseline(line: list[Char]) -> float:
@@ -504,10 +535,9 @@ def _fill(t: _Table, chars: list[Char]) -> Item:
 
 
 def _index(edges: list[float], v: float) -> int:
-    i = 0
-    while i + 1 < len(edges) and v >= edges[i + 1]:
-        i += 1
-    return i
+    """The slot of ``v`` between sorted ``edges``: the last ``i < len(edges) - 1`` with
+    ``edges[i] <= v`` (0 below the first edge)."""
+    return max(0, bisect.bisect_right(edges, v, 1, max(1, len(edges) - 1)) - 1)
 
 
 def _cell_text(chars: list[Char]) -> str:
@@ -527,6 +557,7 @@ def _figures(
     graphics: Sequence[Graphic], chars: Sequence[Char], tables: list[_Table]
 ) -> list[tuple[float, float, float, float]]:
     boxes: list[list[float]] = []
+    inked = _ByY([c for c in chars if not c[6] & GENERATED])
     for kind, x0, top, x1, bottom, _flags in graphics:
         w, h = x1 - x0, bottom - top
         if kind == PATH and (w <= _THIN or h <= _THIN):
@@ -547,11 +578,7 @@ def _figures(
     for x0, top, x1, bottom, image in boxes:
         if x1 - x0 < _FIGURE_MIN or bottom - top < _FIGURE_MIN:
             continue
-        if not image and any(
-            x0 <= (c[1] + c[3]) / 2 <= x1 and top <= (c[2] + c[4]) / 2 <= bottom
-            for c in chars
-            if not c[6] & GENERATED
-        ):
+        if not image and inked.any_inside(x0, top, x1, bottom):
             continue  # a background behind text (a code block, a shaded box)
         out.append((x0, top, x1, bottom))
     return out
@@ -607,15 +634,19 @@ def _rows(items: list[Item]) -> list[Item]:
     more than half the smaller one are one row. Tables and figures are rows of their own."""
     out: list[Item] = []
     row: list[Item] = []
+    # The row's lowest top, highest bottom and least height so far.
+    top = bottom = least = 0.0
     for it in sorted(items, key=lambda it: (it[3], it[2])):
         if row:
             block = it[0] != "line" or row[0][0] != "line"
-            top = max(r[3] for r in row)
-            bottom = min(r[5] for r in row)
-            small = min(it[5] - it[3], min(r[5] - r[3] for r in row))
+            small = min(it[5] - it[3], least)
             if block or min(bottom, it[5]) - max(top, it[3]) <= 0.5 * small:
                 out += sorted(row, key=lambda r: r[2])
                 row = []
+        if row:
+            top, bottom, least = max(top, it[3]), min(bottom, it[5]), min(least, it[5] - it[3])
+        else:
+            top, bottom, least = it[3], it[5], it[5] - it[3]
         row.append(it)
     return out + sorted(row, key=lambda r: r[2])
 

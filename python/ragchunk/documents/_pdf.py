@@ -84,7 +84,7 @@ def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float
     textpage = page.get_textpage()
     try:
         core = dispatch.core()
-        if core is not None and hasattr(core, "pdf_page_items"):
+        if core is not None:
             items = core.pdf_page_items(
                 _functions(pdfium.raw), _address(page.raw), _address(textpage.raw), width, height
             )
