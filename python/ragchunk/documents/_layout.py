@@ -450,8 +450,8 @@ def _row_edges(t: _Table, chars: list[Char]) -> list[float]:
     starts = [g0 - 0.5 for g0, _ in glued]
     reach = list(itertools.accumulate((g1 for _, g1 in glued), max))
     edges = sorted(t.ys)
-    for a, b in itertools.pairwise(bands):
-        mid = (a[1] + b[0]) / 2
+    for upper, lower in itertools.pairwise(bands):
+        mid = (upper[1] + lower[0]) / 2
         k = bisect.bisect_right(starts, mid)
         if k and mid <= reach[k - 1] + 0.5:
             continue
