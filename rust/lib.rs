@@ -7,8 +7,8 @@
 //! * [`ragflow`]: the RAGFlow drop-ins (delimiters, position tags, `naive_merge`);
 //! * [`splitters`]: the general chunkers and the packer they share;
 //! * [`batch`]: a parallel, ordered map over documents;
-//! * [`documents`]: what the document readers take from third-party parsers (a PDF page's
-//!   characters and graphics, read from the PDFium library `pypdfium2` loaded);
+//! * [`documents`]: the PDF layout analysis (a page's characters and graphics read from the
+//!   PDFium library `pypdfium2` loaded, laid out into lines, tables and figures);
 //! * `python` (feature `python`): the bindings, the only code that touches PyO3.
 //!
 //! Everything except `python` is plain Rust with no PyO3 in sight, so `cargo test` (without

@@ -1,24 +1,97 @@
-//! The document readers' bindings: one PDF page's characters and graphic objects, read from
-//! the PDFium library `pypdfium2` loaded ([`crate::documents::pdfium`]).
+//! The document readers' bindings: one PDF page read from the PDFium library `pypdfium2`
+//! loaded ([`crate::documents::pdfium`]), as characters and graphic objects
+//! (`pdf_page_content`) or laid out into lines, tables and figures in reading order
+//! ([`crate::documents::layout`]: `pdf_page_items`, what `ragchunk.documents` calls); and the
+//! layout of characters and graphics given as lists (`pdf_layout_items`, for differential
+//! tests against `_layout.page_items`).
 //!
 //! The GIL stays held while PDFium runs: PDFium is not thread-safe, and holding the GIL keeps
 //! other Python threads from starting a `pypdfium2` call meanwhile (a call already running on
 //! another thread has released it: programs that use PDFium from several threads lock around
-//! every use, as `pypdfium2` asks).
+//! every use, as `pypdfium2` asks). The layout, pure Rust, runs with the GIL released.
 
 use std::ffi::c_void;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::documents::pdfium::{page_content, Api};
+use crate::documents::layout::{page_items_with, Item, Semantics};
+use crate::documents::pdfium::{page_content, Api, Char, Graphic};
 
-use super::guard::contain;
+use super::guard::{contain, detached};
 
 /// A character: `(char, x0, top, x1, bottom, size, flags)`.
 type CharRow = (char, f64, f64, f64, f64, f64, u8);
 /// A graphic object: `(kind, x0, top, x1, bottom, flags)`.
 type GraphicRow = (u8, f64, f64, f64, f64, u8);
+/// An item: `(kind, text, x0, top, x1, bottom, size, flags, column, rows)`.
+type ItemRow = (
+    &'static str,
+    String,
+    f64,
+    f64,
+    f64,
+    f64,
+    f64,
+    u8,
+    &'static str,
+    Option<Vec<Vec<String>>>,
+);
+
+/// Reads one page through PDFium, after checking the arguments (errors name them).
+fn read_page(
+    functions: &[usize],
+    page: usize,
+    textpage: usize,
+    height: f64,
+) -> PyResult<(Vec<Char>, Vec<Graphic>)> {
+    let api = Api::new(functions).map_err(|e| PyValueError::new_err(format!("functions: {e}")))?;
+    for (name, handle) in [("page", page), ("textpage", textpage)] {
+        if handle == 0 {
+            return Err(PyValueError::new_err(format!(
+                "{name} must be the address of a PDFium handle, got 0"
+            )));
+        }
+    }
+    // SAFETY: `functions` comes from `function_table` over the library that owns `page` and
+    // `textpage`, which the caller keeps open; the GIL, held throughout, keeps other Python
+    // threads from starting a PDFium call meanwhile.
+    Ok(unsafe { page_content(&api, page as *mut c_void, textpage as *mut c_void, height) })
+}
+
+/// The semantics of the running Python (its `sum` over floats changed in 3.12).
+fn semantics(py: Python<'_>) -> Semantics {
+    Semantics {
+        compensated_sum: py.version_info() >= (3, 12),
+    }
+}
+
+fn item_row(it: Item) -> ItemRow {
+    (
+        it.kind.as_str(),
+        it.text,
+        it.x0,
+        it.top,
+        it.x1,
+        it.bottom,
+        it.size,
+        it.flags,
+        it.column,
+        it.rows,
+    )
+}
+
+/// The layout of a page's characters and graphics, with the GIL released.
+fn lay_out(
+    py: Python<'_>,
+    chars: &[Char],
+    graphics: &[Graphic],
+    width: f64,
+) -> PyResult<Vec<ItemRow>> {
+    let semantics = semantics(py);
+    let items = detached(py, || page_items_with(chars, graphics, width, semantics))?;
+    Ok(items.into_iter().map(item_row).collect())
+}
 
 /// The characters and graphic objects of one page, as `_pdfium.page_content` gives them:
 /// `functions` is `_pdfium.function_table(pypdfium2.raw)`, `page` and `textpage` the
@@ -32,20 +105,7 @@ pub(super) fn pdf_page_content(
     height: f64,
 ) -> PyResult<(Vec<CharRow>, Vec<GraphicRow>)> {
     contain(py, || {
-        let api =
-            Api::new(&functions).map_err(|e| PyValueError::new_err(format!("functions: {e}")))?;
-        for (name, handle) in [("page", page), ("textpage", textpage)] {
-            if handle == 0 {
-                return Err(PyValueError::new_err(format!(
-                    "{name} must be the address of a PDFium handle, got 0"
-                )));
-            }
-        }
-        // SAFETY: `functions` comes from `function_table` over the library that owns `page`
-        // and `textpage`, which the caller keeps open; the GIL, held throughout, keeps other
-        // Python threads from starting a PDFium call meanwhile.
-        let (chars, graphics) =
-            unsafe { page_content(&api, page as *mut c_void, textpage as *mut c_void, height) };
+        let (chars, graphics) = read_page(&functions, page, textpage, height)?;
         Ok((
             chars
                 .iter()
@@ -56,5 +116,59 @@ pub(super) fn pdf_page_content(
                 .map(|g| (g.kind, g.x0, g.top, g.x1, g.bottom, g.flags))
                 .collect(),
         ))
+    })
+}
+
+/// One page's items, as `_layout.page_items(*_pdfium.page_content(...), width)` gives them
+/// (arguments as for `pdf_page_content`, and the page's `width`).
+#[pyfunction]
+pub(super) fn pdf_page_items(
+    py: Python<'_>,
+    functions: Vec<usize>,
+    page: usize,
+    textpage: usize,
+    width: f64,
+    height: f64,
+) -> PyResult<Vec<ItemRow>> {
+    contain(py, || {
+        let (chars, graphics) = read_page(&functions, page, textpage, height)?;
+        lay_out(py, &chars, &graphics, width)
+    })
+}
+
+/// A page's items from its characters and graphic objects as `_pdfium.page_content` gives
+/// them: `_layout.page_items`, in Rust.
+#[pyfunction]
+pub(super) fn pdf_layout_items(
+    py: Python<'_>,
+    chars: Vec<CharRow>,
+    graphics: Vec<GraphicRow>,
+    width: f64,
+) -> PyResult<Vec<ItemRow>> {
+    contain(py, || {
+        let chars: Vec<Char> = chars
+            .into_iter()
+            .map(|(ch, x0, top, x1, bottom, size, flags)| Char {
+                ch,
+                x0,
+                top,
+                x1,
+                bottom,
+                size,
+                flags,
+            })
+            .collect();
+        let graphics: Vec<Graphic> = graphics
+            .into_iter()
+            .map(|(kind, x0, top, x1, bottom, flags)| Graphic {
+                kind,
+                x0,
+                top,
+                x1,
+                bottom,
+                flags,
+            })
+            .collect();
+        lay_out(py, &chars, &graphics, width)
     })
 }

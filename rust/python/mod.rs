@@ -14,10 +14,9 @@
 //! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
 //!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
 //! * [`markup`]: the HTML nesting bound the facade applies before parsing.
-//! * [`documents`]: a PDF page's characters and graphics, read from the PDFium library
-//!   `pypdfium2` loaded (the GIL held throughout: PDFium is not thread-safe).
-//! * [`pdf_layout`]: a PDF page's lines, tables and figures in reading order (PDFium read with
-//!   the GIL held, the layout run with it released).
+//! * [`documents`]: a PDF page read from the PDFium library `pypdfium2` loaded (the GIL held:
+//!   PDFium is not thread-safe), as characters and graphics or laid out into lines, tables
+//!   and figures in reading order (the layout run with the GIL released).
 
 mod arrow;
 mod chunker;
@@ -33,7 +32,6 @@ mod late;
 mod lc_tokens;
 mod li_split;
 mod markup;
-mod pdf_layout;
 mod ragflow;
 mod rules;
 mod semantic;
@@ -101,8 +99,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_rows_f32, m)?)?;
     m.add_function(wrap_pyfunction!(semantic::semantic_lc_sentences, m)?)?;
     m.add_function(wrap_pyfunction!(documents::pdf_page_content, m)?)?;
-    m.add_function(wrap_pyfunction!(pdf_layout::pdf_page_items, m)?)?;
-    m.add_function(wrap_pyfunction!(pdf_layout::pdf_layout_items, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::pdf_page_items, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::pdf_layout_items, m)?)?;
     li_split::register(m)?;
     Ok(())
 }
