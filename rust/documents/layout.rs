@@ -29,7 +29,9 @@ const MIN_RULE: f64 = 5.0;
 const TOL: f64 = 2.0;
 const FIGURE_MIN: f64 = 20.0;
 const LINE_JUMP: f64 = 40.0;
-const CAPTION_STARTS: [&str; 4] = ["fig", "table", "图", "表"];
+const CAPTION_STARTS: [&str; 9] = [
+    "fig", "table", "图", "表", "図", "그림", "표", "рис", "табл",
+];
 /// The most quarter-point bins a column search looks at (10,000 pt).
 const MAX_BINS: i64 = 40_000;
 

@@ -224,3 +224,26 @@ def test_coordinates_that_are_not_finite_keep_their_text() -> None:
     graphics = [(2, nan, 0, 5, 1, 6), (2, 0, 0, inf, 1, 6)]
     items = page_items(chars, graphics, 600.0)
     assert "".join(it[1] for it in items).replace(" ", "") == "abc"
+
+
+@pytest.mark.parametrize(
+    ("line", "caption"),
+    [
+        ("Figure 3: Requests", True),
+        ("Fig. 3. Requests", True),
+        ("Table 2: Options", True),
+        ("图 1：概览", True),
+        ("図 1：概要", True),
+        ("그림 1: 개요", True),
+        ("표 2: 옵션", True),
+        ("Рисунок 1: Схема", True),
+        ("Рис. 1 — Схема", True),
+        ("Таблица 2: Параметры", True),
+        ("Figures 3 and 4 show", False),
+        ("Table of contents", False),
+    ],
+)
+def test_caption_words_in_several_scripts(line: str, caption: bool) -> None:
+    from ragchunk.documents._pdf import _CAPTION
+
+    assert bool(_CAPTION.match(line)) is caption

@@ -54,7 +54,7 @@ _MIN_RULE = 5.0
 _TOL = 2.0
 _FIGURE_MIN = 20.0
 _LINE_JUMP = 40.0
-_CAPTION_STARTS = ("fig", "table", "图", "表")
+_CAPTION_STARTS = ("fig", "table", "图", "表", "図", "그림", "표", "рис", "табл")
 # The most quarter-point bins a column search looks at (10,000 pt: a malformed rule
 # millions of points long does not allocate millions of bins).
 _MAX_BINS = 40_000

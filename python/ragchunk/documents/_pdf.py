@@ -47,7 +47,12 @@ _BULLET = re.compile(r"^\s*([•●▪◦‣∙·\-–*]|\(?\d{1,3}[.)]|[a-zA-Z]
 _PAGE_NO = re.compile(
     r"^\s*(page\s*\d+(\s*(of|/)\s*\d+)?|-\s*\d+\s*-|\d+\s*(/|of)\s*\d+|\d+)\s*$", re.I
 )
-_CAPTION = re.compile(r"^\s*(fig(ure)?|table|图|表)\s*\d+\s*[:.：]", re.I)
+# "Figure 3:", "Fig. 3.", "Table 2:", "图 1：", "図 1：", "그림 1:", "표 1:", "Рисунок 1:",
+# "Рис. 1 —", "Таблица 2:".
+_CAPTION = re.compile(
+    r"^\s*(fig(ure)?\.?|table|图|表|図|그림|표|рис(унок|\.)?|табл(ица|\.)?)\s*\d+\s*[:.：\-–—]",
+    re.I,
+)
 _FURNITURE_BAND = 0.09
 # Pages read before the PDF is opened afresh (see parse_pdf).
 _REOPEN = 64
