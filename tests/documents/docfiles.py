@@ -190,7 +190,13 @@ def simple_pdf(
     assert add(f"<< /Type /Pages /Kids [{refs}] /Count {len(kids)} >>".encode()) == pages_id
     catalog = add(f"<< /Type /Catalog /Pages {pages_id} 0 R >>".encode())
     info = add(b"<< /Title (Hand made) /Author (Tests) >>")
-    out = bytearray(b"%PDF-1.4\n")
+    return pdf_file(objects, catalog, info)
+
+
+def pdf_file(objects: list[bytes], root: int, info: int | None = None) -> bytes:
+    """A PDF file of ``objects`` (numbered from 1), its cross-reference table and a trailer
+    naming the catalog ``root`` (and the ``info`` dictionary)."""
+    out = bytearray(b"%PDF-1.7\n")
     offsets = []
     for i, body in enumerate(objects, 1):
         offsets.append(len(out))
@@ -198,11 +204,8 @@ def simple_pdf(
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\n" % (
-        len(objects) + 1,
-        catalog,
-        info,
-    )
+    extra = b" /Info %d 0 R" % info if info is not None else b""
+    out += b"trailer\n<< /Size %d /Root %d 0 R%s >>\n" % (len(objects) + 1, root, extra)
     out += b"startxref\n%d\n%%%%EOF\n" % xref
     return bytes(out)
 

@@ -39,17 +39,6 @@ GOLDEN = ROOT.parent / "shared" / "golden" / "documents"
 GOLDEN_PDFS = sorted(GOLDEN.glob("pdf-*.pdf")) if GOLDEN.is_dir() else []
 
 
-@pytest.fixture(scope="module")
-def core() -> ModuleType:
-    try:
-        from ragchunk import _core
-    except ImportError as exc:
-        pytest.skip(f"the compiled core is not importable: {exc}")
-    if not hasattr(_core, "pdf_layout_items"):
-        pytest.skip("the compiled core has no pdf_layout_items")
-    return _core
-
-
 def exact(rust: list[Any], python: list[Any]) -> None:
     """Equal items, and floats equal bit for bit (``==`` holds for 0.0 against -0.0)."""
     assert rust == python

@@ -15,21 +15,13 @@ import pytest
 
 pdfium = pytest.importorskip("pypdfium2")
 import pypdfium2.raw as raw  # noqa: E402
+from docfiles import pdf_file  # noqa: E402
 from ragchunk.documents import _pdfium  # noqa: E402
 
 pytestmark = pytest.mark.single_backend
 
 GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "documents"
 GOLDEN_PDFS = sorted(GOLDEN.glob("pdf-*.pdf")) if GOLDEN.is_dir() else []
-
-
-@pytest.fixture(scope="module")
-def core() -> ModuleType:
-    try:
-        from ragchunk import _core
-    except ImportError as exc:
-        pytest.skip(f"the compiled core is not importable: {exc}")
-    return _core
 
 
 def address(handle: Any) -> int:
@@ -137,19 +129,7 @@ def _hand_made(contents: bytes, resources: bytes, extra: list[bytes]) -> bytes:
         stream(b"", contents),
         *(stream(*o.split(b"\x00", 1)) if b"\x00" in o else o for o in extra),
     ]
-    out = bytearray(b"%PDF-1.7\n")
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return bytes(out)
+    return pdf_file(objects, 1)
 
 
 def test_nested_forms_with_their_own_matrices(core: ModuleType) -> None:
