@@ -247,3 +247,18 @@ def test_caption_words_in_several_scripts(line: str, caption: bool) -> None:
     from ragchunk.documents._pdf import _CAPTION
 
     assert bool(_CAPTION.match(line)) is caption
+
+
+def test_a_one_page_document_keeps_its_small_running_header_out_of_the_body() -> None:
+    # One page: nothing repeats, but the header at the top edge is set smaller than the body.
+    page = [
+        ("F1", 8, 420, 30, "Field notes"),
+        ("F2", 18, 72, 80, "Field notes"),
+        *[("F1", 10, 72, 120 + 13 * i, f"Body line {i} of the only page.") for i in range(5)],
+        ("F1", 8, 280, 815, "Page 1"),
+    ]
+    doc = parse(simple_pdf([page]))
+    kinds = [(s.kind, s.text) for s in doc.sections]
+    assert kinds[0] == ("header", "Field notes") and kinds[1] == ("title", "Field notes")
+    assert kinds[-1] == ("footer", "Page 1")
+    assert doc.text.count("Field notes") == 1

@@ -31,7 +31,7 @@ import ctypes
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,14 +140,37 @@ def _furniture(pages: list[list[_Line]], heights: list[float]) -> set[int]:
     for lines, h in zip(pages, heights, strict=True):
         counts.update({key(ln) for ln in lines if ln.kind == "line" and _in_band(ln, h)})
     repeated = {k for k, n in counts.items() if len(pages) > 1 and n >= max(2, len(pages) / 2)}
+    # Without repetition to go by (one page, or a header on some pages only), a line at the
+    # edge set smaller than the body text is furniture too.
+    body = _body_size(ln for lines in pages for ln in lines)
     return {
         id(ln)
         for lines, h in zip(pages, heights, strict=True)
         for ln in lines
         if ln.kind == "line"
         and _in_band(ln, h)
-        and (key(ln) in repeated or _PAGE_NO.match(ln.text))
+        and (
+            key(ln) in repeated
+            or _PAGE_NO.match(ln.text)
+            or (not ln.mono and ln.size < 0.95 * body)
+        )
     }
+
+
+def _size_counts(lines: Iterable[_Line]) -> Counter[float]:
+    """How many characters of text lines (code aside) are set in each font size."""
+    return Counter(
+        ln.size
+        for ln in lines
+        if not ln.mono and ln.kind == "line"
+        for _ in range(max(1, len(ln.text)))
+    )
+
+
+def _body_size(lines: Iterable[_Line]) -> float:
+    """The most common font size of text lines, by characters (code aside); 0.0 without any."""
+    sizes = _size_counts(lines)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
 def _in_band(ln: _Line, height: float) -> bool:
@@ -158,12 +181,7 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
     furniture = _furniture(pages, heights)
     body = [ln for lines in pages for ln in lines if id(ln) not in furniture]
     # The body size: the most common size by characters, code (fixed pitch) aside.
-    sizes = Counter(
-        ln.size
-        for ln in body
-        if not ln.mono and ln.kind == "line"
-        for _ in range(max(1, len(ln.text)))
-    )
+    sizes = _size_counts(body)
     base = sizes.most_common(1)[0][0] if sizes else 0.0
     # Heading sizes: larger than the body and set in bold somewhere, or clearly larger, or a
     # little larger in short lines that hold few of the characters (fonts without a bold
