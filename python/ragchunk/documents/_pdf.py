@@ -7,8 +7,8 @@ call per page (``_core.pdf_page_items``), else in Python with the same result. T
 the whole document:
 
 * lines in the top or bottom 9% of a page whose text (digits aside) repeats at about the
-  same height on at least half of the pages, or that look like a page number, are
-  ``header``/``footer`` sections, kept out of the body;
+  same height on at least half of the pages, that look like a page number, or that are set
+  smaller than the body text, are ``header``/``footer`` sections, kept out of the body;
 * lines of one column closer than about a line height, in the same font size, join into a
   paragraph, which runs on into the next column or page unless its last line ends a
   sentence (a line ending in a hyphen joins without a space); a line starting with a bullet
