@@ -19,16 +19,26 @@ How it is done:
   are between its rules (a cell a vertical rule does not cross spans the columns on both
   sides).
 * **Rule-only tables**: horizontal rules of one extent (three or more, or two around text in
-  columns) bound a table whose columns are the x-ranges no text line crosses and whose rows
-  start where the vertical gap between lines is wider than between the lines of one cell.
+  columns; a caption or a paragraph without columns between two rules splits them) bound a
+  table. Its columns end where the next column's text starts, after an x-range at least
+  half a font size wide that no line sharing its row with another inks (cells read as
+  left-aligned; a title row across the table is one cell). Its rows are the rules and the
+  gaps between lines that no cell's text runs on across: within a column, lines closer than
+  the table's least baseline pitch (+2 pt) are one cell.
 * **Figures**: image objects, and groups of touching paths (not rules) with no character on
   them, at least 20 pt on each side.
-* **Lines**: the characters left over, in PDFium's order, split at PDFium's line breaks, at a
-  character that shares no height with the line so far, that goes backwards, or that jumps
-  further than 40 pt.
-* **Reading order**: top to bottom; lines entirely left or right of the page's middle are two
-  columns (when at least half the lines are), read left column first, between items that
-  span the middle. Tables and figures are read where they start.
+* **Lines**: the characters left over, in PDFium's order, cut where a character's middle
+  leaves the line's height (by more than 0.3 font sizes), drifts further than a character's
+  height from the line's first character, goes backwards, or jumps further than 40 pt.
+  PDFium's own line breaks count only where the geometry agrees (PDFium also breaks inside
+  CJK lines); elsewhere they are a space if there is a gap.
+* **Reading order**: top to bottom; a page is two columns when at least half its lines keep
+  to one side of the middle and each side holds at least four lines' height of text, tables
+  or figures; then the left column is read first, between items that span the middle.
+  Tables and figures are read where they start.
+* **Broken input**: a character whose coordinates are not finite keeps its text at the
+  page's corner; such a graphic is left out. Lookups by height use bisection and sweeps,
+  so a page of a million characters is laid out in linear time or close to it.
 """
 
 from __future__ import annotations
