@@ -25,6 +25,7 @@ __all__ = [
     "count_ordinary",
     "count_ordinary_batch",
     "count_ordinary_resume",
+    "count_ordinary_spans",
     "count_paragraphs",
     "count_tokens",
     "encode_ordinary",
@@ -132,6 +133,11 @@ def count_ordinary_batch(
     texts: list[str], encoding_name: str, workers: int | None = None
 ) -> list[int]:
     """``count_ordinary`` over many texts in parallel."""
+
+def count_ordinary_spans(
+    text: str, spans: list[tuple[int, int]], encoding_name: str, workers: int | None = None
+) -> list[int]:
+    """``count_ordinary`` of each code-point span ``text[s:e]``, in parallel."""
 
 def count_batch(
     texts: list[str], encoding_name: str, strict: bool, workers: int | None = None
@@ -346,8 +352,9 @@ class Bm25Index:
 
 # Embedding-driven chunking's numeric core: matrices as little-endian float32 bytes + shape.
 
-def semantic_distances(data: bytes, rows: int, dim: int) -> list[float]:
-    """``1 - cos(row i, row i + 1)`` for consecutive rows (zero vector: distance 1)."""
+def semantic_distances(embeddings: Any) -> list[float]:
+    """``1 - cos(row i, row i + 1)`` for consecutive rows of a C-contiguous float32 array,
+    read in place (zero vector: distance 1)."""
 
 def semantic_similarity_matrix(data: bytes, rows: int, dim: int) -> list[float]:
     """The ``rows x rows`` cosine similarity matrix, row-major."""

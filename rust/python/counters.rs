@@ -160,6 +160,39 @@ pub(super) fn count_ordinary_batch(
     })
 }
 
+/// `[len(encoding.encode_ordinary(text[s:e])) for s, e in spans]` (code-point spans), in
+/// parallel with the GIL released: the slices are never made as Python strings.
+#[pyfunction]
+#[pyo3(signature = (text, spans, encoding_name, workers=None))]
+pub(super) fn count_ordinary_spans(
+    py: Python<'_>,
+    text: PyBackedStr,
+    spans: Vec<(i64, i64)>,
+    encoding_name: &str,
+    workers: Option<usize>,
+) -> PyResult<Vec<usize>> {
+    contain(py, || {
+        let tok = encoding(encoding_name)?;
+        let text: &str = &text;
+        let mut unsigned = Vec::with_capacity(spans.len());
+        for (i, &(s, e)) in spans.iter().enumerate() {
+            match (usize::try_from(s), usize::try_from(e)) {
+                (Ok(s), Ok(e)) => unsigned.push((s, e)),
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "spans[{i}] = ({s}, {e}) is not a span of the text"
+                    )))
+                }
+            }
+        }
+        let ranges =
+            crate::text::offsets::byte_ranges(text, &unsigned).map_err(PyValueError::new_err)?;
+        map_docs(py, &ranges, workers, |&(s, e)| {
+            tok.count_ordinary(&text[s..e])
+        })
+    })
+}
+
 /// Counts for many texts with RAGFlow's convention (0 for special-token text), or, with
 /// `strict`, tiktoken `encode` semantics (`ValueError` naming the first offending text).
 #[pyfunction]

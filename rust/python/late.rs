@@ -12,9 +12,9 @@ use crate::semantic::{late, Matrix};
 use super::guard::{contain, detached};
 
 /// A C-contiguous, aligned numpy array of one element type: its address and shape.
-struct ArrayView {
+pub(super) struct ArrayView {
     address: usize,
-    shape: Vec<usize>,
+    pub(super) shape: Vec<usize>,
     readonly: bool,
 }
 
@@ -31,7 +31,7 @@ impl ArrayView {
 
 /// The array behind `obj`, checked to be C-contiguous with elements `kind` (`"f4"`, `"i8"`) in
 /// native byte order, `ndim` dimensions and aligned for `align`; errors name `name`.
-fn view(
+pub(super) fn view(
     obj: &Bound<'_, PyAny>,
     name: &str,
     kind: &str,
@@ -91,7 +91,7 @@ fn view(
 /// # Safety
 /// `v` must come from [`view`] for elements of type `T`, and the array must stay alive and
 /// unchanged while the slice is used.
-unsafe fn slice<'a, T>(v: &ArrayView) -> &'a [T] {
+pub(super) unsafe fn slice<'a, T>(v: &ArrayView) -> &'a [T] {
     if v.len() == 0 {
         return &[];
     }

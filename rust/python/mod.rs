@@ -52,6 +52,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counters::count_ordinary_resume, m)?)?;
     m.add_function(wrap_pyfunction!(counters::encode_ordinary, m)?)?;
     m.add_function(wrap_pyfunction!(counters::count_ordinary_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(counters::count_ordinary_spans, m)?)?;
     m.add_function(wrap_pyfunction!(counters::count_batch, m)?)?;
     m.add_function(wrap_pyfunction!(counters::hf_register, m)?)?;
     m.add_function(wrap_pyfunction!(counters::token_edges, m)?)?;

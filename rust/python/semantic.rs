@@ -10,6 +10,7 @@ use pyo3::types::{PyByteArray, PyFloat, PyList};
 use crate::semantic::{distance, f32_from_le_bytes, pool, sentences, stats, Matrix};
 
 use super::guard::{contain, detached};
+use super::late::{slice, view};
 
 /// The values of a `rows x dim` float32 matrix given as bytes, or ValueError naming `name`.
 fn values(bytes: &[u8], rows: usize, dim: usize, name: &str) -> PyResult<Vec<f32>> {
@@ -24,23 +25,29 @@ fn values(bytes: &[u8], rows: usize, dim: usize, name: &str) -> PyResult<Vec<f32
     Ok(data)
 }
 
-/// `1 - cos(row i, row i + 1)` for consecutive rows.
+/// `1 - cos(row i, row i + 1)` for consecutive rows of a C-contiguous float32 numpy array,
+/// read in place (no copy of the matrix).
 #[pyfunction]
 pub(super) fn semantic_distances(
     py: Python<'_>,
-    data: &[u8],
-    rows: usize,
-    dim: usize,
+    embeddings: &Bound<'_, PyAny>,
 ) -> PyResult<Vec<f64>> {
     contain(py, || {
-        let values = values(data, rows, dim, "embeddings")?;
-        detached(py, || {
-            distance::consecutive_cosine(&Matrix {
-                data: &values,
-                rows,
-                dim,
-            })
-        })
+        let v = view(
+            embeddings,
+            "embeddings",
+            "f4",
+            2,
+            std::mem::align_of::<f32>(),
+        )?;
+        let (rows, dim) = (v.shape[0], v.shape[1]);
+        // SAFETY: `v` is a C-contiguous, aligned float32 view of `embeddings`, which the caller
+        // holds (and does not change) for the duration of the call.
+        let data: &[f32] = unsafe { slice(&v) };
+        let matrix = Matrix::new(data, rows, dim).ok_or_else(|| {
+            PyValueError::new_err(format!("embeddings: a {rows} x {dim} matrix is not valid"))
+        })?;
+        detached(py, || distance::consecutive_cosine(&matrix))
     })
 }
 

@@ -43,6 +43,40 @@ impl<'a> CharOffsets<'a> {
     }
 }
 
+/// The byte ranges of code-point `spans` of `text`, the reverse of [`CharOffsets`] (one forward walk while the spans are in
+/// order; a span behind the walk restarts it), or the message naming the first bad span.
+pub fn byte_ranges(text: &str, spans: &[(usize, usize)]) -> Result<Vec<(usize, usize)>, String> {
+    let bytes = text.as_bytes();
+    let (mut byte, mut chars) = (0usize, 0usize);
+    let mut to_byte = |want: usize| -> Option<usize> {
+        if want < chars {
+            (byte, chars) = (0, 0);
+        }
+        while chars < want {
+            if byte >= bytes.len() {
+                return None;
+            }
+            byte += 1;
+            while byte < bytes.len() && (bytes[byte] as i8) < -0x40 {
+                byte += 1;
+            }
+            chars += 1;
+        }
+        Some(byte)
+    };
+    let mut out = Vec::with_capacity(spans.len());
+    for (i, &(s, e)) in spans.iter().enumerate() {
+        let bad = || format!("spans[{i}] = ({s}, {e}) is not a span of the text");
+        if s > e {
+            return Err(bad());
+        }
+        let start = to_byte(s).ok_or_else(bad)?;
+        let end = to_byte(e).ok_or_else(bad)?;
+        out.push((start, end));
+    }
+    Ok(out)
+}
+
 /// Bytes per block of [`CharIndex`].
 pub(crate) const BLOCK: usize = 64;
 
@@ -120,6 +154,23 @@ impl<'a> CharIndex<'a> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn byte_ranges_of_code_point_spans() {
+        let text = "aé中🙂b";
+        let ranges = super::byte_ranges(text, &[(0, 1), (1, 3), (3, 5), (2, 2), (0, 5)]).unwrap();
+        assert_eq!(ranges, vec![(0, 1), (1, 6), (6, 11), (3, 3), (0, 11)]);
+        for ((s, e), (bs, be)) in [(1, 3), (3, 5)].iter().zip(&ranges[1..3]) {
+            let want: String = text.chars().skip(*s).take(e - s).collect();
+            assert_eq!(&text[*bs..*be], want);
+        }
+        assert_eq!(super::byte_ranges("", &[(0, 0)]).unwrap(), vec![(0, 0)]);
+        let err = super::byte_ranges(text, &[(0, 1), (2, 6)]).unwrap_err();
+        assert!(err.contains("spans[1] = (2, 6)"), "{err}");
+        assert!(super::byte_ranges(text, &[(3, 2)])
+            .unwrap_err()
+            .contains("spans[0]"));
+    }
+
     use super::*;
 
     #[test]

@@ -3,6 +3,7 @@ pure-Python engine built unless the fallback runs."""
 
 from __future__ import annotations
 
+import itertools
 import pickle
 
 import pytest
@@ -23,6 +24,24 @@ def test_ordinary_counts_equal_tiktoken(name: str) -> None:
         fixed = dispatch.fix_surrogates(t)
         assert c(t) == len(enc.encode_ordinary(fixed)), t
     assert c.batch(TEXTS) == [len(enc.encode_ordinary(dispatch.fix_surrogates(t))) for t in TEXTS]
+
+
+@pytest.mark.parametrize("tokenizer", ["cl100k_base", "o200k_base", None, len])
+def test_spans_count_the_slices(tokenizer: object) -> None:
+    text = "Hello world. 你好，世界。 🦀 crab\n\n<|endoftext|> tail " * 3
+    cuts = sorted({0, len(text), *range(0, len(text), 7), 13, 14, 15})
+    spans = [*itertools.pairwise(cuts), (0, len(text)), (5, 5), (3, 40), (0, 1)]
+    c = Counter(tokenizer)
+    assert c.spans(text, spans) == c.batch([text[s:e] for s, e in spans])
+    assert c.spans(text, iter(spans)) == c.spans(text, spans)
+    assert c.spans(text, []) == []
+    assert c.spans("a\ud800b", [(0, 3), (1, 2)]) == c.batch(["a\ud800b", "\ud800"])
+
+
+@pytest.mark.parametrize("bad", [(0, 31), (5, 4), (-1, 2)])
+def test_spans_outside_the_text_name_the_span(bad: tuple[int, int]) -> None:
+    with pytest.raises(ValueError, match=rf"spans\[1\] = \({bad[0]}, {bad[1]}\) is not a span"):
+        Counter("cl100k_base").spans("x" * 30, [(0, 1), bad])
 
 
 def test_exact_mode_raises_on_special_text_and_names_it() -> None:

@@ -78,6 +78,37 @@ def test_dedup_and_batching_count_calls() -> None:
     assert (e.stats.requested, e.stats.unique, e.stats.embedded, e.stats.calls) == (7, 5, 5, 2)
 
 
+def test_batches_go_shortest_first_and_rows_come_back_in_order() -> None:
+    calls: list[list[str]] = []
+
+    def fn(texts: list[str]) -> np.ndarray:
+        calls.append(list(texts))
+        return hashed_counts(texts)
+
+    texts = ["cccc", "a", "dd dd dd", "bb", "a", "cccc", "eeeee"]
+    e = as_embedder(fn, batch_size=2)
+    np.testing.assert_array_equal(e.embed(texts), hashed_counts(texts))
+    assert calls == [["a", "bb"], ["cccc", "eeeee"], ["dd dd dd"]]
+    assert e.embed([]).shape == (0, 0)
+    with pytest.raises(TypeError, match=r"texts\[2\] must be a str"):
+        e.embed(["a", "b", 3])  # type: ignore[list-item]
+
+
+def test_vectors_of_different_widths_are_refused(tmp_path: object) -> None:
+    widths = iter([2, 3])
+
+    def fn(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), next(widths)), dtype=np.float32)
+
+    with pytest.raises(ValueError, match=r"different lengths: \[2, 3\]"):
+        as_embedder(fn, batch_size=1).embed(["a", "bb"])
+    path = f"{tmp_path}/vectors.sqlite"
+    as_embedder(lambda t: np.ones((len(t), 2)), cache=path, model="m").embed(["a"])
+    wide = as_embedder(lambda t: np.ones((len(t), 4)), cache=path, model="m")
+    with pytest.raises(ValueError, match=r"different lengths: \[2, 4\]"):
+        wide.embed(["a", "b"])
+
+
 def test_persistent_cache(tmp_path: object) -> None:
     path = f"{tmp_path}/cache/vectors.sqlite"
     calls: list[list[str]] = []

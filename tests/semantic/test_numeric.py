@@ -70,7 +70,17 @@ def test_mean_pool_hand_checked() -> None:
 
 @pytest.mark.single_backend
 def test_rust_rejects_bad_shapes(core: object) -> None:
-    with pytest.raises(ValueError, match="embeddings"):
-        core.semantic_distances(b"\0" * 12, 2, 2)
+    with pytest.raises(ValueError, match="embeddings must hold <f4"):
+        core.semantic_distances(np.zeros((2, 2), dtype=np.float64))
+    with pytest.raises(ValueError, match="embeddings must have 2 dimensions"):
+        core.semantic_distances(np.zeros(4, dtype=np.float32))
+    with pytest.raises(ValueError, match="embeddings must be C-contiguous"):
+        core.semantic_distances(np.zeros((4, 3), dtype=np.float32)[:, :2])
+    with pytest.raises(TypeError, match="embeddings must be a numpy array"):
+        core.semantic_distances(b"\0" * 16)
+    assert core.semantic_distances(np.array([[1, 0], [0, 1], [0, 1]], dtype=np.float32)) == [
+        1.0,
+        0.0,
+    ]
     with pytest.raises(ValueError, match="offsets"):
         core.semantic_mean_pool(b"\0" * 16, 2, 2, [(0, 1)], [(0, 1)])

@@ -269,41 +269,70 @@ class ManagedEmbedder:
         """``(len(texts), dim)`` float32 vectors, row ``i`` for ``texts[i]``."""
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+        _check_strs(texts)
         self.stats.requested += len(texts)
-        position: dict[str, int] = {}
-        unique: list[str] = []
-        for t in texts:
-            if t not in position:
-                position[t] = len(unique)
-                unique.append(t)
+        # de-duplicated in first-seen order; position[t] is t's row among the unique texts
+        position = dict.fromkeys(texts)
+        unique = list(position)
+        position.update(zip(unique, range(len(unique)), strict=True))
         self.stats.unique += len(unique)
-        vectors: dict[int, Any] = {}
+        cached: dict[int, Any] = {}
         if self.cache is not None and unique:
-            vectors = self.cache.get(self.model, unique)
-            self.stats.cache_hits += len(vectors)
-        todo = [i for i in range(len(unique)) if i not in vectors]
-        self.check_window([unique[i] for i in todo])
+            cached = self.cache.get(self.model, unique)
+            self.stats.cache_hits += len(cached)
+        todo = [i for i in range(len(unique)) if i not in cached] if cached else None
+        if todo is None:
+            self.check_window(unique)
+            lengths = list(map(len, unique))
+        else:
+            self.check_window([unique[i] for i in todo])
+            lengths = [len(unique[i]) for i in todo]
         # similar lengths batched together: models pad each batch to its longest text
-        todo.sort(key=lambda i: len(unique[i]))
-        for start in range(0, len(todo), self.batch_size):
-            part = todo[start : start + self.batch_size]
+        order = sorted(range(len(lengths)), key=lengths.__getitem__)
+        if todo is not None:
+            order = [todo[j] for j in order]
+        table: Any = None
+        for start in range(0, len(order), self.batch_size):
+            part = order[start : start + self.batch_size]
             batch = [unique[i] for i in part]
             out = self._call(batch)
             self.stats.embedded += len(batch)
             if self.cache is not None:
                 self.cache.put(self.model, batch, out)
-            for i, row in zip(part, out, strict=True):
-                vectors[i] = row
+            table = _place(table, len(unique), part, out)
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        dims = {v.shape[0] for v in vectors.values()}
-        if len(dims) != 1:
-            raise ValueError(f"embedder returned vectors of different lengths: {sorted(dims)}")
-        table = np.stack([vectors[i] for i in range(len(unique))]).astype(np.float32)
-        return np.ascontiguousarray(table[[position[t] for t in texts]])
+        if cached:
+            hits = list(cached)
+            block = np.stack([np.asarray(cached[i], dtype=np.float32) for i in hits])
+            table = _place(table, len(unique), hits, block)
+        if len(unique) == len(texts):
+            return table  # no repeats: row i is texts[i]
+        return np.ascontiguousarray(table[list(map(position.__getitem__, texts))])
+
+
+def _check_strs(texts: Sequence[Any]) -> None:
+    """``TypeError`` naming the first item of ``texts`` that is not a ``str``."""
+    if all(map(str.__instancecheck__, texts)):
+        return
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+
+
+def _place(table: Any, rows: int, where: list[int], block: Any) -> Any:
+    """``block``'s rows written into ``table`` (``rows`` x dim float32, made on first use) at
+    rows ``where``; ``ValueError`` when the width differs from the rows already there."""
+    block = np.asarray(block, dtype=np.float32)
+    if table is None:
+        table = np.empty((rows, block.shape[1]), dtype=np.float32)
+    elif block.shape[1] != table.shape[1]:
+        raise ValueError(
+            "embedder returned vectors of different lengths: "
+            f"{sorted({block.shape[1], table.shape[1]})}"
+        )
+    table[where] = block
+    return table
 
 
 def as_embedder(

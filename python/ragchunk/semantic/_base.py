@@ -3,13 +3,15 @@ counts, diagnostics, the hard maximum."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, Splitter, check_texts, check_workers
-from ..embeddings._counting import BatchCounter, batch_counter
+from ..core.counting import Counter
+from ..embeddings._counting import BatchCounter
 from ..embeddings._numpy import np
 from ..embeddings.base import ManagedEmbedder, as_embedder
 from ..splitters.sentence import SentenceSplitter
@@ -61,13 +63,38 @@ def group_spans(
     """Source extents of unit groups that together cover the whole text: a group runs from
     its first unit's start (0 for the first group) to the next group's first unit's start
     (the text's end for the last), so the whitespace between units belongs to the group
-    before it."""
-    out = []
-    for k, (first, _last) in enumerate(groups):
-        start = 0 if k == 0 else units[first][0]
-        end = units[groups[k + 1][0]][0] if k + 1 < len(groups) else len(text)
-        out.append((start, end))
-    return out
+    before it.
+
+    >>> group_spans("Ab. Cd. Ef.", [(0, 3), (4, 7), (8, 11)], [(0, 0), (1, 2)])
+    [(0, 4), (4, 11)]
+    """
+    if not groups:
+        return []
+    starts = [units[first][0] for first, _last in groups]
+    starts[0] = 0
+    ends = starts[1:]
+    ends.append(len(text))
+    return list(zip(starts, ends, strict=True))
+
+
+def unit_extents(text: str, units: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``group_spans`` of every unit on its own.
+
+    >>> unit_extents("Ab. Cd.", [(0, 3), (4, 7)])
+    [(0, 4), (4, 7)]
+    """
+    if not units:
+        return []
+    starts = [s for s, _e in units]
+    starts[0] = 0
+    ends = starts[1:]
+    ends.append(len(text))
+    return list(zip(starts, ends, strict=True))
+
+
+def slices(text: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """``[text[s:e] for s, e in spans]``, with the loop in C."""
+    return list(map(text.__getitem__, itertools.starmap(slice, spans)))
 
 
 class EmbeddingChunker(Splitter):
@@ -86,12 +113,15 @@ class EmbeddingChunker(Splitter):
     chunk_size: int | None
     tokenizer: Any
     _count: BatchCounter
+    _count_spans: Callable[[str, Sequence[tuple[int, int]]], list[int]]
 
     def _setup(self, embedder: Any, chunk_size: int | None, tokenizer: Any) -> None:
         self.embedder = None if embedder is None else as_embedder(embedder)
         self.chunk_size = None if chunk_size is None else check_int("chunk_size", chunk_size, 1)
         self.tokenizer = tokenizer
-        self._count = batch_counter(tokenizer)
+        counter = Counter(tokenizer)
+        self._count = counter.batch
+        self._count_spans = counter.spans
 
     # -- units ---------------------------------------------------------------------------------
 
@@ -104,7 +134,7 @@ class EmbeddingChunker(Splitter):
         count: Callable[[Sequence[str]], list[int]],
     ) -> list[tuple[int, int]]:
         """``spans`` with each span over ``limit`` tokens cut by a sentence splitter."""
-        counts = count([text[s:e] for s, e in spans])
+        counts = count(slices(text, spans))
         if all(n <= limit for n in counts):
             return spans
         cutter = SentenceSplitter(chunk_size=limit, tokenizer=tokenizer)
@@ -120,7 +150,7 @@ class EmbeddingChunker(Splitter):
     def units(self, text: str) -> list[tuple[int, int]]:
         """Sentence spans of ``text``, each within the embedder's window and, with the
         whitespace that follows it, within ``chunk_size``."""
-        units = [(int(s), int(e)) for s, e in SentenceSplitter.sentence_spans(text)]
+        units = SentenceSplitter.sentence_spans(text)  # a list of (int, int) on both backends
         e = self.embedder
         if e is not None and e.max_tokens is not None:
             units = self._fit(text, units, e.max_tokens, e.tokenizer, e.count_tokens)
@@ -129,8 +159,7 @@ class EmbeddingChunker(Splitter):
         limit = self.chunk_size
         fitted_at: int | None = None
         while True:
-            extents = group_spans(text, units, [(i, i) for i in range(len(units))])
-            counts = self._count([text[s:e] for s, e in extents])
+            counts = self._count_spans(text, unit_extents(text, units))
             over = [i for i, n in enumerate(counts) if n > self.chunk_size]
             if not over or (limit == 1 and fitted_at == 1):
                 self._memo = (text, units, counts)
@@ -144,22 +173,33 @@ class EmbeddingChunker(Splitter):
         """For each unit, the source slice from ``buffer`` units before to ``buffer`` after,
         narrowed (the far side first) until it fits the embedder's window."""
         n = len(units)
-        out = []
         embedder = self.embedder
         assert embedder is not None
+        if n == 0:
+            return []
+        starts = [s for s, _e in units]
+        ends = [e for _s, e in units]
+        # unit i's window runs from unit max(0, i - buffer) to unit min(n - 1, i + buffer)
+        first = [starts[0]] * min(buffer, n) + starts[: max(0, n - buffer)]
+        last = ends[buffer:] + [ends[-1]] * min(buffer, n)
+        out = slices(text, list(zip(first, last, strict=True)))
         limit = embedder.max_tokens
-        for i in range(n):
+        if limit is None or buffer == 0:
+            return out
+        for i, count in enumerate(embedder.count_tokens(out)):
+            if count <= limit:
+                continue
             lo, hi = max(0, i - buffer), min(n - 1, i + buffer)
-            window = text[units[lo][0] : units[hi][1]]
-            while limit is not None and (lo < i or hi > i):
-                if embedder.count_tokens([window])[0] <= limit:
-                    break
+            window = out[i]
+            while lo < i or hi > i:
                 if i - lo >= hi - i and lo < i:
                     lo += 1
                 else:
                     hi -= 1
-                window = text[units[lo][0] : units[hi][1]]
-            out.append(window)
+                window = text[starts[lo] : ends[hi]]
+                if embedder.count_tokens([window])[0] <= limit:
+                    break
+            out[i] = window
         return out
 
     # -- chunks --------------------------------------------------------------------------------
@@ -183,14 +223,11 @@ class EmbeddingChunker(Splitter):
             return groups
         limit = self.chunk_size
         memo = self._memo
-        if memo is not None and memo[0] is text and memo[1] == units:
+        if memo is not None and memo[0] is text and memo[1] is units:
             unit_counts = memo[2]
         else:
-            extents = group_spans(text, units, [(i, i) for i in range(len(units))])
-            unit_counts = self._count([text[s:e] for s, e in extents])
-        prefix = [0]
-        for c in unit_counts:
-            prefix.append(prefix[-1] + c)
+            unit_counts = self._count_spans(text, unit_extents(text, units))
+        prefix = list(itertools.accumulate(unit_counts, initial=0))
         dist = np.asarray([*distances, 0.0], dtype=np.float64)
 
         def cut_point(first: int, last: int) -> int:
@@ -223,7 +260,7 @@ class EmbeddingChunker(Splitter):
             return self._count([text[start:end]])[0]
 
         spans = group_spans(text, units, estimated)
-        counts = self._count([text[s:e] for s, e in spans])
+        counts = self._count_spans(text, spans)
         final: list[tuple[int, int]] = []
         exact_counts: list[int] = []
         for g, n in zip(estimated, counts, strict=True):
@@ -247,10 +284,10 @@ class EmbeddingChunker(Splitter):
     ) -> list[Chunk]:
         spans = group_spans(text, units, groups)
         memo = self._memo_groups
-        if memo is not None and memo[0] is text and memo[1] == groups:
+        if memo is not None and memo[0] is text and memo[1] is groups:
             counts = memo[2]
         else:
-            counts = self._count([text[s:e] for s, e in spans])
+            counts = self._count_spans(text, spans)
         out = []
         for k, ((first, last), (s, e), n) in enumerate(zip(groups, spans, counts, strict=True)):
             meta: dict[str, Any] = {

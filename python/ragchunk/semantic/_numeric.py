@@ -16,9 +16,9 @@ from ..embeddings._numpy import np
 
 def distances(emb: Any) -> list[float]:
     """``1 - cos`` between consecutive rows of a float32 matrix."""
-    rows, dim = emb.shape
+    emb = np.ascontiguousarray(emb, dtype=np.float32)
     return dispatch.run(
-        lambda core: list(core.semantic_distances(emb.tobytes(), rows, dim)),
+        lambda core: core.semantic_distances(emb),
         lambda: _distance.consecutive_cosine(emb),
     )
 

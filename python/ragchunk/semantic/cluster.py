@@ -8,7 +8,7 @@ from ..core.checks import check_int
 from ..embeddings._numpy import np
 from ..splitters.sentence import SentenceSplitter
 from . import _numeric
-from ._base import EmbeddingChunker, SemanticAnalysis, group_spans
+from ._base import EmbeddingChunker, SemanticAnalysis, slices, unit_extents
 
 __all__ = ["ClusterSemanticChunker"]
 
@@ -73,7 +73,7 @@ class ClusterSemanticChunker(EmbeddingChunker):
     def _cuts(self, text: str, units: list[tuple[int, int]]) -> SemanticAnalysis:
         n = len(units)
         assert self.embedder is not None
-        emb = self.embedder.embed([text[s:e] for s, e in units])
+        emb = self.embedder.embed(slices(text, units))
         distances = _numeric.distances(emb)
         if n == 1:
             chunks = self._chunks(text, units, [(0, 0)], distances, {})
@@ -90,8 +90,7 @@ class ClusterSemanticChunker(EmbeddingChunker):
 
         assert self.chunk_size is not None
         limit = self.chunk_size
-        extents = group_spans(text, units, [(i, i) for i in range(n)])
-        piece_tokens = self._count([text[s:e] for s, e in extents])
+        piece_tokens = self._count_spans(text, unit_extents(text, units))
         best = [0.0] + [float("-inf")] * n
         back = [0] * (n + 1)
         for i in range(1, n + 1):
