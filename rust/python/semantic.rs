@@ -4,13 +4,16 @@
 //! with the GIL released.
 
 use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyFloat, PyList};
+use pyo3::types::{PyByteArray, PyList};
 
 use crate::semantic::{distance, f32_from_le_bytes, pool, sentences, stats, Matrix};
 
 use super::guard::{contain, detached};
 use super::late::{slice, view};
+use super::strings::{str_list, Utf8Text};
+use crate::text::offsets::CharOffsets;
 
 /// The values of a `rows x dim` float32 matrix given as bytes, or ValueError naming `name`.
 fn values(bytes: &[u8], rows: usize, dim: usize, name: &str) -> PyResult<Vec<f32>> {
@@ -163,19 +166,51 @@ fn list_rows_f32(value: &Bound<'_, PyAny>, rows: usize) -> Option<(Vec<f32>, usi
         } else if row.len() != dim {
             return None;
         }
-        for item in row.iter() {
-            let v = item.cast::<PyFloat>().ok()?.value();
-            if !v.is_finite() {
-                return None;
-            }
-            let f = v as f32;
-            if !f.is_finite() {
-                return None; // overflows float32: the general path reports it
-            }
-            data.push(f);
-        }
+        push_floats(&row, &mut data)?;
     }
     Some((data, dim))
+}
+
+/// A finite float32 value of a Python float, or `None` (not a float, not finite, or past
+/// float32's range: the general path reports it).
+#[inline]
+fn finite_f32(v: f64) -> Option<f32> {
+    let f = v as f32;
+    (v.is_finite() && f.is_finite()).then_some(f)
+}
+
+/// Appends the values of `row`, a list of Python floats, to `data`; `None` at the first item
+/// that is not a finite float.
+#[cfg(not(feature = "abi3"))]
+fn push_floats(row: &Bound<'_, PyList>, data: &mut Vec<f32>) -> Option<()> {
+    let list = row.as_ptr();
+    let len = row.len();
+    for i in 0..len {
+        // SAFETY: `list` is a live list (GIL held) of `len` items, nothing runs Python code
+        // while it is read, so the items stay; `PyList_GET_ITEM` returns a borrowed reference
+        // to item `i < len`. Only exact floats are read, through CPython's own accessor.
+        let v = unsafe {
+            let item = ffi::PyList_GET_ITEM(list, i as ffi::Py_ssize_t);
+            if ffi::Py_TYPE(item) != std::ptr::addr_of_mut!(ffi::PyFloat_Type) {
+                return None;
+            }
+            ffi::PyFloat_AS_DOUBLE(item)
+        };
+        data.push(finite_f32(v)?);
+    }
+    Some(())
+}
+
+/// Appends the values of `row`, a list of Python floats, to `data`; `None` at the first item
+/// that is not a finite float.
+#[cfg(feature = "abi3")]
+fn push_floats(row: &Bound<'_, PyList>, data: &mut Vec<f32>) -> Option<()> {
+    for item in row.iter() {
+        data.push(finite_f32(
+            item.cast::<pyo3::types::PyFloat>().ok()?.value(),
+        )?);
+    }
+    Some(())
 }
 
 /// `(float32 little-endian bytes, dim)` of a list of `rows` equal-length lists of finite
@@ -203,17 +238,21 @@ pub(super) fn semantic_rows_f32<'py>(
 
 /// LangChain's sentences of `text` (`re.split(r"(?<=[.?!])\s+", text)`), their code-point
 /// spans when `spans` (else an empty list), and the window of each sentence with `buffer`
-/// neighbours either side, joined by spaces.
+/// neighbours either side, joined by spaces. The text is read without leaving a UTF-8 copy
+/// in it and the strings are written in CPython's layout ([`str_list`]).
 #[pyfunction]
 #[allow(clippy::type_complexity)]
-pub(super) fn semantic_lc_sentences(
-    py: Python<'_>,
-    text: &str,
+pub(super) fn semantic_lc_sentences<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
     buffer: usize,
     spans: bool,
-) -> PyResult<(Vec<String>, Vec<(usize, usize)>, Vec<String>)> {
+) -> PyResult<(Bound<'py, PyList>, Vec<(usize, usize)>, Bound<'py, PyList>)> {
     contain(py, || {
-        detached(py, || {
+        let doc = Utf8Text::for_call(text)?;
+        let (texts, char_spans, windows) = detached(py, || {
+            let utf8 = doc.utf8();
+            let text: &str = &utf8;
             let pieces = sentences::langchain_sentences(text);
             let texts: Vec<String> = pieces.iter().map(|&(s, e)| text[s..e].to_owned()).collect();
             let windows: Vec<String> = (0..pieces.len())
@@ -223,18 +262,13 @@ pub(super) fn semantic_lc_sentences(
             if spans {
                 // byte offsets are increasing: one walk over the characters converts them all
                 char_spans.reserve(pieces.len());
-                let (mut byte, mut chars) = (0usize, 0usize);
-                let mut to_char = |b: usize| {
-                    chars += text[byte..b].chars().count();
-                    byte = b;
-                    chars
-                };
+                let mut offsets = CharOffsets::new(text);
                 for &(s, e) in &pieces {
-                    let cs = to_char(s);
-                    char_spans.push((cs, to_char(e)));
+                    char_spans.push((offsets.char_offset(s), offsets.char_offset(e)));
                 }
             }
             (texts, char_spans, windows)
-        })
+        })?;
+        Ok((str_list(py, &texts)?, char_spans, str_list(py, &windows)?))
     })
 }

@@ -130,6 +130,39 @@ def test_persistent_cache(tmp_path: object) -> None:
     assert calls[-1] == ["z"]
 
 
+class _Float(float):
+    pass
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [[0.1, -2.5, 1e-40], [3.0, 0.3333333333333333, -0.0]],
+        [[_Float(0.5), 1.0], [2.0, 3.0]],  # a float subclass
+        [[1, 2.0], [3.0, 4.0]],  # an int
+        [[np.float64(0.25), 1.0], [2.0, 3.0]],
+    ],
+)
+def test_lists_of_floats_convert_as_numpy_does(value: list[list[float]]) -> None:
+    got = check_embeddings(value, 2)
+    assert got.dtype == np.float32 and got.flags["C_CONTIGUOUS"]
+    np.testing.assert_array_equal(got, np.asarray(value, dtype=np.float32))
+
+
+@pytest.mark.parametrize(
+    ("value", "err", "match"),
+    [
+        ([[1.0, float("nan")], [1.0, 2.0]], ValueError, "NaN or infinite values \\(row 0\\)"),
+        ([[1.0, 2.0], [1e300, 2.0]], ValueError, "NaN or infinite values \\(row 1\\)"),
+        ([[1.0, 2.0], [1.0]], TypeError, "2-D array of floats"),
+        ([[1.0, 2.0]], ValueError, "1 rows for 2 texts"),
+    ],
+)
+def test_bad_lists_of_floats_are_named(value: object, err: type, match: str) -> None:
+    with pytest.raises(err, match=match), np.errstate(over="ignore"):
+        check_embeddings(value, 2)
+
+
 def test_cache_concurrent_writers(tmp_path: object) -> None:
     cache = EmbeddingCache(f"{tmp_path}/c.sqlite")
     errors: list[BaseException] = []
