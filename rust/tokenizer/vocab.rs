@@ -5,7 +5,8 @@
 //! [`Vocab::tables`] into one byte string, embedded in the binary and read in place by
 //! [`Vocab::from_tables`]: a fresh process decompresses and parses nothing, and only the pages
 //! a count touches are read from the file. (Decompressing, parsing and filling the tables at
-//! run time cost a first count 30 ms for `cl100k_base` and 65 ms for `o200k_base`.)
+//! run time would cost a first count about 30 ms for `cl100k_base` and 65 ms for
+//! `o200k_base`; see "Cold start" in docs/benchmarks.md.)
 //!
 //! Every multi-byte value is little-endian and read with `from_le_bytes` (an unaligned load),
 //! so the same tables serve every platform and no `unsafe` reinterpretation is needed.
