@@ -2,6 +2,7 @@
 tokenizer files through a splitter.
 
     .venv/bin/python benches/bench_tokenizers.py [--limit-mb 8] [--rounds 5]
+    .venv/bin/python benches/bench_tokenizers.py --cold [--processes 5]
 
 Sections, each timed in interleaved rounds after one untimed warm-up, medians printed:
 
@@ -16,13 +17,22 @@ Sections, each timed in interleaved rounds after one untimed warm-up, medians pr
    two workers.
 
 Every timed result is checked (counts against tiktoken / the ``tokenizers`` package).
+
+``--cold`` times instead what a fresh process pays: for each encoding and each of
+``count_tokens`` and ``naive_merge``, ``--processes`` new interpreters each import ragchunk,
+then time a first and a second call on the same text (1 MB of the corpus's Chinese documents
+plus ten 2,000-letter words), and a first call on two characters in another process. Medians
+are printed, with first / second.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -149,14 +159,82 @@ def hf_splitter(docs: list[str], rounds: int) -> None:
         print(f"    hf: batch vs 1 thread: {t['hf: 1 thread'] / t['hf: batch 2 workers']:.2f}x")
 
 
+_COLD_CHILD = r"""
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, {benches!r})
+from _corpus import CORPUS
+import ragchunk
+encoding, call, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if size:
+    docs, total = [], 0
+    for path in sorted(CORPUS.rglob("*.md")):
+        if path.parent.name.endswith("-zh") and total < size:
+            docs.append(path.read_text(encoding="utf-8"))
+            total += len(docs[-1].encode())
+    text = "\n\n".join(docs) + "".join(" " + chr(97 + k) * 2000 for k in range(10))
+else:
+    text = "中文"
+if call == "count_tokens":
+    fn = lambda: ragchunk.count_tokens(text, encoding)
+else:
+    fn = lambda: ragchunk.naive_merge(text, 128, tokenizer=encoding)
+times = []
+for _ in range(2):
+    t = time.perf_counter()
+    fn()
+    times.append(time.perf_counter() - t)
+print(json.dumps(times))
+"""
+
+
+def cold(processes: int) -> None:
+    """First and second call in fresh processes (see the module docstring)."""
+    child = _COLD_CHILD.format(benches=str(Path(__file__).resolve().parent))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+
+    def run(encoding: str, call: str, size: int) -> list[float]:
+        out = subprocess.run(
+            [sys.executable, "-c", child, encoding, call, str(size)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return [float(x) * 1e3 for x in json.loads(out)]
+
+    print(f"\n## Cold start: fresh processes, medians of {processes} (ms)")
+    head = ("encoding", "call", "first", "second", "ratio", "2 chars")
+    print("  {:12s} {:13s} {:>8s} {:>8s} {:>6s} {:>8s}".format(*head))
+    for encoding in ("cl100k_base", "o200k_base"):
+        for call in ("count_tokens", "naive_merge"):
+            firsts, seconds, tiny = [], [], []
+            for _ in range(processes):  # interleaved: the tiny text between the big ones
+                a, b = run(encoding, call, 1_000_000)
+                firsts.append(a)
+                seconds.append(b)
+                tiny.append(run(encoding, call, 0)[0])
+            f, s = statistics.median(firsts), statistics.median(seconds)
+            print(
+                f"  {encoding:12s} {call:13s} {f:8.1f} {s:8.1f} {f / s:5.1f}x"
+                f" {statistics.median(tiny):8.2f}"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--limit-mb", type=float, default=8.0)
     ap.add_argument("--hf-limit-mb", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cold", action="store_true", help="time first calls in fresh processes")
+    ap.add_argument("--processes", type=int, default=5, help="fresh processes per --cold figure")
     args = ap.parse_args()
     if dispatch.name() != "rust":
         sys.exit("the compiled core is not available")
+    if args.cold:
+        cold(args.processes)
+        return
     label, docs = load_corpus(int(args.limit_mb * 1e6))
     print(f"corpus: {label}; ragchunk {ragchunk.__version__}")
     rate = encodings(docs, args.rounds)

@@ -25,8 +25,13 @@
 //! a third of the corpus, 1,833 (4%) can be joined in cl100k_base, so a Chinese run falls
 //! apart into single characters, counted from [`CharJoins::flags`], and the few words the
 //! vocabulary holds, which the memo answers.
+//!
+//! Like the vocabulary's, these tables are laid out by the build script
+//! ([`CharJoins::tables`]) and read in place from the binary ([`CharJoins::from_tables`]).
 
-use super::vocab::{Vocab, EMPTY as EMPTY_RANK};
+use super::vocab::{
+    bit_at, join_sections, set_bit, split_sections, u64_at, Vocab, EMPTY as EMPTY_RANK,
+};
 
 /// No crossing key has this value (a partial side never has length tag 0x7f).
 const EMPTY: u64 = u64::MAX;
@@ -94,17 +99,6 @@ fn crossing(left: u32, right: u32) -> u64 {
     (left as u64) << 32 | right as u64
 }
 
-#[inline(always)]
-fn bit(bits: &[u64], i: usize) -> bool {
-    bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
-}
-
-fn set_bit(bits: &mut [u64], i: usize) {
-    if let Some(w) = bits.get_mut(i / 64) {
-        *w |= 1 << (i % 64);
-    }
-}
-
 /// Scalar values below this have an entry in [`CharJoins::flags`]; the others (four-byte
 /// characters, rare in text) always go through the exact lookups.
 const BMP: usize = 0x1_0000;
@@ -127,24 +121,28 @@ const RIGHT_BOTH_PARTIAL: u8 = 1 << 7;
 /// Flags of a character without an entry: every exact lookup runs.
 const UNKNOWN: u8 = !COUNT;
 
-/// The crossings of one encoding, with per-character filters in front of them.
-pub(crate) struct CharJoins {
-    /// Every crossing key (`left << 32 | right`), open addressing, `EMPTY` when free.
-    table: Vec<u64>,
+/// The crossings of one encoding, with per-character filters in front of them (byte strings
+/// borrowed for `'a`, see the module docs).
+#[derive(Clone, Copy)]
+pub(crate) struct CharJoins<'a> {
+    /// Every crossing key (`left << 32 | right`, `u64`), open addressing, `EMPTY` when free.
+    table: &'a [u8],
     shift: u32,
+    mask: usize,
     /// Per scalar value below [`BMP`]: its token count alone and which kinds of crossing it
     /// takes part in (the constants above). 64 KiB; Chinese text touches about a third.
-    flags: Vec<u8>,
-    /// Per byte pair `(last byte of A, first byte of B)`: some crossing is partial on both
-    /// sides with these bytes next to each other.
-    both_partial: Vec<u64>,
+    flags: &'a [u8],
+    /// Bit per byte pair `(last byte of A) | (first byte of B) << 8`: some crossing is partial
+    /// on both sides with these bytes next to each other.
+    both_partial: &'a [u8],
 }
 
-impl CharJoins {
-    pub(crate) fn build(vocab: &Vocab) -> Self {
+impl<'a> CharJoins<'a> {
+    /// Lays out the crossings of `vocab` as one byte string for [`CharJoins::from_tables`].
+    pub(crate) fn tables(vocab: &Vocab) -> Vec<u8> {
         let mut table = Table::default();
         let mut flags = char_counts(vocab);
-        let mut both_partial = vec![0u64; (1 << 16) / 64];
+        let mut both_partial = vec![0u8; (1 << 16) / 8];
         let (mut left_bytes, mut right_bytes) = ([false; 256], [false; 256]);
         let mut mark = |c: u32, bit: u8| {
             if let Some(f) = flags.get_mut(c as usize) {
@@ -228,22 +226,36 @@ impl CharJoins {
             }
         }
         let (table, shift) = table.finish();
+        let table: Vec<u8> = table.iter().flat_map(|k| k.to_le_bytes()).collect();
+        join_sections(&[
+            &u64::from(shift).to_le_bytes(),
+            &table,
+            &flags,
+            &both_partial,
+        ])
+    }
+
+    /// The crossings laid out by [`CharJoins::tables`], read in place.
+    pub(crate) fn from_tables(tables: &'a [u8]) -> Self {
+        let s = split_sections(tables);
+        let section = |k: usize| s.get(k).copied().unwrap_or_default();
+        let table = section(1);
         CharJoins {
             table,
-            shift,
-            flags,
-            both_partial,
+            shift: u64_at(section(0), 0).unwrap_or(0) as u32,
+            mask: (table.len() / 8).max(1) - 1,
+            flags: section(2),
+            both_partial: section(3),
         }
     }
 
     #[inline(always)]
     fn has(&self, key: u64) -> bool {
-        let mask = self.table.len() - 1;
         let mut h = (mix(key) >> self.shift) as usize;
         loop {
-            match self.table.get(h) {
-                Some(&e) if e == key => return true,
-                Some(&e) if e != EMPTY => h = (h + 1) & mask,
+            match u64_at(self.table, h) {
+                Some(e) if e == key => return true,
+                Some(e) if e != EMPTY => h = (h + 1) & self.mask,
                 _ => return false,
             }
         }
@@ -276,7 +288,7 @@ impl CharJoins {
         let pair = a.last().map_or(0, |&x| x as usize) | b.first().map_or(0, |&x| x as usize) << 8;
         fa & LEFT_BOTH_PARTIAL != 0
             && fb & RIGHT_BOTH_PARTIAL != 0
-            && bit(&self.both_partial, pair)
+            && bit_at(self.both_partial, pair).unwrap_or(true)
             && (1..la).any(|k| {
                 (1..lb)
                     .any(|l| self.has(crossing(partial(tail(a, k), la), partial(head(b, l), lb))))

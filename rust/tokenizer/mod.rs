@@ -100,14 +100,41 @@ pub struct SpecialTokenError {
 #[error("unknown token id {0}")]
 pub struct UnknownTokenError(pub u32);
 
-const CL100K_GZ: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/python/ragchunk/_vocab/cl100k_base.tiktoken.gz"
-));
-const O200K_GZ: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/python/ragchunk/_vocab/o200k_base.tiktoken.gz"
-));
+/// Bytes aligned to a cache line: the tables' sections start at multiples of 64 within them.
+#[repr(C, align(64))]
+struct Aligned<T: ?Sized>(T);
+
+/// The encodings' lookup tables, laid out by the build script (`build.rs`) from the shipped
+/// `.tiktoken.gz` files: the vocabulary's ([`Vocab::tables`]), then the crossings'
+/// ([`joins::CharJoins::tables`]). Read in place: nothing is decompressed or parsed at run time.
+static CL100K_TABLES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/cl100k_base.tables"
+)));
+static O200K_TABLES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(
+    env!("OUT_DIR"),
+    "/o200k_base.tables"
+)));
+
+/// The vocabulary and crossings of an encoding's tables.
+fn read_tables(tables: &'static [u8]) -> (Vocab<'static>, joins::CharJoins<'static>) {
+    let s = vocab::split_sections(tables);
+    let section = |k: usize| s.get(k).copied().unwrap_or_default();
+    (
+        Vocab::from_tables(section(0)),
+        joins::CharJoins::from_tables(section(1)),
+    )
+}
+
+/// The tables of a vocabulary without tokens (for an external tokenizer), built once.
+fn empty_tables() -> &'static [u8] {
+    static EMPTY: OnceLock<Vec<u8>> = OnceLock::new();
+    EMPTY.get_or_init(|| {
+        let vocab = Vocab::tables(&[], &[]);
+        let joins = joins::CharJoins::tables(&Vocab::from_tables(&vocab));
+        vocab::join_sections(&[&vocab, &joins])
+    })
+}
 
 const CL100K_SPECIAL: &[(&str, u32)] = &[
     ("<|endoftext|>", 100257),
@@ -122,9 +149,9 @@ const O200K_SPECIAL: &[(&str, u32)] = &[("<|endoftext|>", 199999), ("<|endofprom
 pub struct Tokenizer {
     name: EncodingName,
     classes: &'static Classes,
-    vocab: Vocab,
+    vocab: Vocab<'static>,
     /// Which neighbouring characters a token could join, for cuts inside letter runs.
-    joins: joins::CharJoins,
+    joins: joins::CharJoins<'static>,
     special: &'static [(&'static str, u32)],
     special_finder: AhoCorasick,
     n_vocab: usize,
@@ -176,8 +203,8 @@ fn classes() -> &'static Classes {
 }
 
 impl Tokenizer {
-    /// The tokenizer for `name`, built on first use (decompressing the embedded vocabulary takes
-    /// tens of milliseconds) and shared by all threads afterwards.
+    /// The tokenizer for `name`, built on first use (its tables are read in place from the
+    /// binary, so that takes microseconds) and shared by all threads afterwards.
     pub fn get(name: EncodingName) -> &'static Tokenizer {
         static CL100K: OnceLock<Tokenizer> = OnceLock::new();
         static O200K: OnceLock<Tokenizer> = OnceLock::new();
@@ -188,11 +215,11 @@ impl Tokenizer {
     }
 
     fn build(name: EncodingName) -> Tokenizer {
-        let (gz, special) = match name {
-            EncodingName::Cl100kBase => (CL100K_GZ, CL100K_SPECIAL),
-            EncodingName::O200kBase => (O200K_GZ, O200K_SPECIAL),
+        let (tables, special) = match name {
+            EncodingName::Cl100kBase => (CL100K_TABLES, CL100K_SPECIAL),
+            EncodingName::O200kBase => (O200K_TABLES, O200K_SPECIAL),
         };
-        let vocab = Vocab::parse(&vocab::gunzip(gz));
+        let (vocab, joins) = read_tables(&tables.0);
         let special_finder = AhoCorasick::builder()
             .match_kind(aho_corasick::MatchKind::LeftmostFirst)
             .build(special.iter().map(|(s, _)| s))
@@ -202,7 +229,7 @@ impl Tokenizer {
         Tokenizer {
             name,
             classes: classes(),
-            joins: joins::CharJoins::build(&vocab),
+            joins,
             vocab,
             special,
             special_finder,
@@ -216,12 +243,12 @@ impl Tokenizer {
     /// A tokenizer that counts with `model` everywhere a built-in encoding is accepted.
     /// Special-token text is ordinary text for it (`count` never refuses).
     pub fn external(model: Box<dyn External>) -> Tokenizer {
-        let vocab = Vocab::parse(b"");
+        let (vocab, joins) = read_tables(empty_tables());
         let n_vocab = model.vocab_size();
         Tokenizer {
             name: EncodingName::Cl100kBase,
             classes: classes(),
-            joins: joins::CharJoins::build(&vocab),
+            joins,
             vocab,
             special: &[],
             special_finder: AhoCorasick::new(Vec::<&str>::new()).expect("empty automaton builds"),

@@ -39,6 +39,22 @@ fn run(cls: &Classes, s: &[u8], mut i: usize, keep: impl Fn(u8) -> bool) -> usiz
     i
 }
 
+/// End of the run of o200k "lower" characters `[\p{Ll}\p{Lm}\p{Lo}\p{M}]` from `i`: `run` with
+/// a byte loop over ASCII lowercase letters (the only ASCII characters of the class), which
+/// most of the run is in English text.
+#[inline(always)]
+fn lower_run(cls: &Classes, s: &[u8], mut i: usize) -> usize {
+    loop {
+        while s.get(i).is_some_and(u8::is_ascii_lowercase) {
+            i += 1;
+        }
+        match at(cls, s, i) {
+            Some((f, len)) if f & LOWER != 0 => i += len,
+            _ => return i,
+        }
+    }
+}
+
 /// Whether `(?i:letter)` matches the character at `i`; returns the position after it.
 #[inline]
 fn ci(cls: &Classes, s: &[u8], i: usize, letter: u8) -> Option<usize> {
@@ -194,7 +210,7 @@ fn o200k_word1(cls: &Classes, s: &[u8], p: usize) -> Option<usize> {
         }
     }
     let end = match after {
-        Some(f) if f & LOWER != 0 => run(cls, s, j, |f| f & LOWER != 0),
+        Some(f) if f & LOWER != 0 => lower_run(cls, s, j),
         _ => last_lower_end?,
     };
     Some(o200k_contraction(cls, s, end).unwrap_or(end))
@@ -208,7 +224,7 @@ fn o200k_word2(cls: &Classes, s: &[u8], p: usize) -> Option<usize> {
         _ => return None,
     }
     let e = run(cls, s, p, |f| f & UPPER != 0);
-    let e = run(cls, s, e, |f| f & LOWER != 0);
+    let e = lower_run(cls, s, e);
     Some(o200k_contraction(cls, s, e).unwrap_or(e))
 }
 
@@ -222,26 +238,47 @@ pub(crate) fn o200k_end(cls: &Classes, s: &[u8], i: usize) -> usize {
         return s.len();
     };
     let next = i + len;
-    if f & (LETTER | UPPER | LOWER) != 0 || f & PREFIX_MASK == 0 {
-        // Branches 1 and 2. The prefix `[^\r\n\p{L}\p{N}]` can be the char at `i` (it is neither
-        // letter, number nor newline). Tried in order: branch 1 with prefix, branch 1 without
-        // (only a mark can start it: marks are in L but not \p{L}), branch 2 with prefix, branch 2
-        // without (cannot succeed if branch 1 without prefix failed: U ∖ L is letters).
-        if f & PREFIX_MASK == 0 {
+    // The common case first: a lowercase ASCII letter, after a prefix character (a space) or
+    // not. Branch 1 matches there (it is tried first, with the prefix when there is one): `U*`
+    // is empty (the letter is not in U) and `L+` runs on.
+    let p = if f & PREFIX_MASK == 0 { next } else { i };
+    if s.get(p).is_some_and(u8::is_ascii_lowercase) {
+        let e = lower_run(cls, s, p + 1);
+        return match s.get(e) {
+            Some(b'\'') => o200k_contraction(cls, s, e).unwrap_or(e),
+            _ => e,
+        };
+    }
+    // Branches 1 and 2 need a character of U or L where they start (`U*L+` and `U+L*`), after
+    // the prefix or without it: the prefix `[^\r\n\p{L}\p{N}]` can be the char at `i` (it is
+    // neither letter, number nor newline). Checking that first spares spaces and punctuation
+    // (which start no word) four failed attempts.
+    let word_here = f & (UPPER | LOWER) != 0;
+    let word_next =
+        f & PREFIX_MASK == 0 && at(cls, s, next).is_some_and(|(g, _)| g & (UPPER | LOWER) != 0);
+    if word_here || word_next {
+        // Tried in order: branch 1 with prefix, branch 1 without (only a mark can start it
+        // after a prefix: marks are in L but not \p{L}), branch 2 with prefix, branch 2 without
+        // (cannot succeed if branch 1 without prefix failed: U ∖ L is letters).
+        if word_next {
             if let Some(e) = o200k_word1(cls, s, next) {
                 return e;
             }
         }
-        if let Some(e) = o200k_word1(cls, s, i) {
-            return e;
+        if word_here {
+            if let Some(e) = o200k_word1(cls, s, i) {
+                return e;
+            }
         }
-        if f & PREFIX_MASK == 0 {
+        if word_next {
             if let Some(e) = o200k_word2(cls, s, next) {
                 return e;
             }
         }
-        if let Some(e) = o200k_word2(cls, s, i) {
-            return e;
+        if word_here {
+            if let Some(e) = o200k_word2(cls, s, i) {
+                return e;
+            }
         }
     }
     // 3. `\p{N}{1,3}`.

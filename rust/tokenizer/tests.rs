@@ -85,6 +85,12 @@ fn o200k_branches() {
             ("\u{1c4}a", &["\u{1c4}a"]),
             ("\u{301}abc", &["\u{301}abc"]),
             ("'hello", &["'hello"]),
+            // lowercase ASCII words (the fast path), running on into non-ASCII lowercase,
+            // with and without a contraction, and an apostrophe that is none
+            (" don'T it'ſ", &[" don'T", " it'ſ"]),
+            (" naïve café'x", &[" naïve", " café", "'x"]),
+            ("\u{301}éa\u{301}b", &["\u{301}éa\u{301}b"]),
+            ("x'", &["x", "'"]),
             (" \thi", &[" ", "\thi"]),
             ("中文，测试", &["中文", "，测试"]),
             ("12345678", &["123", "456", "78"]),
