@@ -9,7 +9,7 @@ from .._pure.splitters import html as _pure_html
 from ..core import dispatch
 from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk, MdChunkRaw
-from ._common import SectionSplitter, section_chunks
+from ._common import MERGE_DEFAULT, SectionSplitter, section_chunks
 
 __all__ = ["HTMLSplitter"]
 
@@ -32,7 +32,7 @@ def _html_heading_levels(value: object) -> tuple[int, ...]:
     return tuple(sorted(set(levels)))
 
 
-_HtmlRaw = tuple[str, list[MdChunkRaw], list[list[str]]]
+_HtmlRaw = tuple[str, list[MdChunkRaw], list[list[str]], list[list[list[str]]]]
 
 
 class HTMLSplitter(SectionSplitter):
@@ -108,6 +108,7 @@ class HTMLSplitter(SectionSplitter):
         strip_headers: bool = False,
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
+        merge_sections: bool = MERGE_DEFAULT,
     ) -> None:
         super().__init__(
             chunk_size,
@@ -117,6 +118,7 @@ class HTMLSplitter(SectionSplitter):
             length,
             tokenizer,
             _html_heading_levels,
+            merge_sections,
         )
 
     def _raw(self, html: str) -> _HtmlRaw:
@@ -129,6 +131,7 @@ class HTMLSplitter(SectionSplitter):
                 self._levels,
                 self.strip_headers,
                 self._count(),
+                self.merge_sections,
             ),
         )
 
@@ -147,13 +150,11 @@ class HTMLSplitter(SectionSplitter):
         """Cut one HTML document into :class:`ragchunk.Chunk` objects (offsets into
         :meth:`extract_text`)."""
         html = check_parsed_text(html, "html")
-        text, raw, sections = self._raw(html)
-        return section_chunks(text, raw, sections)
+        text, raw, sections, merged = self._raw(html)
+        return section_chunks(text, raw, sections, merged)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
-        return self._split_batch(
-            texts, workers, lambda _doc, result: section_chunks(result[0], result[1], result[2])
-        )
+        return self._split_batch(texts, workers, lambda _doc, result: section_chunks(*result))

@@ -9,7 +9,7 @@ from .._pure.splitters import markdown as _pure
 from ..core import dispatch
 from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk, MdChunkRaw
-from ._common import SectionSplitter, section_chunks
+from ._common import MERGE_DEFAULT, SectionSplitter, section_chunks
 
 __all__ = ["MarkdownSplitter"]
 
@@ -86,6 +86,7 @@ class MarkdownSplitter(SectionSplitter):
         strip_headers: bool = False,
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
+        merge_sections: bool = MERGE_DEFAULT,
     ) -> None:
         super().__init__(
             chunk_size,
@@ -95,9 +96,10 @@ class MarkdownSplitter(SectionSplitter):
             length,
             tokenizer,
             _heading_levels,
+            merge_sections,
         )
 
-    def _raw(self, text: str) -> tuple[list[MdChunkRaw], list[list[str]]]:
+    def _raw(self, text: str) -> tuple[list[MdChunkRaw], list[list[str]], list[list[list[str]]]]:
         return dispatch.run(
             lambda core: tuple(self._core(core).split(text)),
             lambda: _pure.split_markdown(
@@ -107,19 +109,18 @@ class MarkdownSplitter(SectionSplitter):
                 self._levels,
                 self.strip_headers,
                 self._count(),
+                self.merge_sections,
             ),
         )
 
     def split(self, text: str) -> list[Chunk]:
         """Cut one Markdown document into :class:`ragchunk.Chunk` objects."""
         text = check_parsed_text(text)
-        raw, sections = self._raw(text)
-        return section_chunks(text, raw, sections)
+        raw, sections, merged = self._raw(text)
+        return section_chunks(text, raw, sections, merged)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
-        return self._split_batch(
-            texts, workers, lambda doc, result: section_chunks(doc, result[0], result[1])
-        )
+        return self._split_batch(texts, workers, lambda doc, result: section_chunks(doc, *result))
