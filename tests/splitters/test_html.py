@@ -216,7 +216,7 @@ def test_malformed_html_is_recovered_best_effort() -> None:
         "<h1>Title</h1><p>para one<p>para <b>two</i> still</b> bold<ul><li>a<li>b</div>"
         "<table>stray<tr><td>c1<td>c2</table><h2>Sub</h2><b>never closed<table><tr><td>x"
     )
-    s = HTMLSplitter(500, length="chars")
+    s = HTMLSplitter(500, length="chars", merge_sections=False)
     assert s.extract_text(html) == (
         "Title\n\npara one\n\npara two still bold\n\na\n\nbstray\n\nc1\tc2\n\nSub\n\n"
         "never closed\n\nx"

@@ -73,7 +73,7 @@ def test_headers_path_and_blocks_whole() -> None:
 
 def test_deeper_headings_stay_in_the_text_and_reset_paths() -> None:
     md = "## B first\n\nx\n\n#### deep\n\ny\n\n# A\n\nz"
-    chunks = MarkdownSplitter(chunk_size=100, length="chars").split(md)
+    chunks = MarkdownSplitter(chunk_size=100, length="chars", merge_sections=False).split(md)
     assert [(c.metadata["headers"], c.text) for c in chunks] == [
         (["B first"], "## B first\n\nx\n\n#### deep\n\ny"),
         (["A"], "# A\n\nz"),
@@ -147,7 +147,7 @@ def test_overlap_stays_within_a_cut_section_when_merging() -> None:
 
 def test_setext_front_matter_and_strip_headers() -> None:
     md = "---\ntitle: x\n---\nTitle\n=====\n\nBody one.\n\nSub *part*\n---\n\nBody two."
-    splitter = MarkdownSplitter(64, length="chars", strip_headers=True)
+    splitter = MarkdownSplitter(64, length="chars", strip_headers=True, merge_sections=False)
     chunks = splitter.split(md)
     assert [(c.metadata["headers"], c.text) for c in chunks] == [
         ([], "---\ntitle: x\n---"),
@@ -308,7 +308,7 @@ def test_corpus_blocks_that_fit_are_never_cut(name: str, text: str) -> None:
 
 @pytest.mark.parametrize("name,text", CORPUS, ids=[n for n, _ in CORPUS])
 def test_corpus_strip_headers_keeps_headings_in_metadata(name: str, text: str) -> None:
-    chunks = MarkdownSplitter(256, strip_headers=True).split(text)
+    chunks = MarkdownSplitter(256, strip_headers=True, merge_sections=False).split(text)
     titles = {t for c in chunks for t in c.metadata["headers"]}
     for blk in pure.scan_blocks(text):
         if blk.kind == "heading" and blk.level <= 3:
@@ -316,6 +316,22 @@ def test_corpus_strip_headers_keeps_headings_in_metadata(name: str, text: str) -
             # Stripped (its text in metadata), or kept alone because its section is empty.
             assert not inside or inside[0].text == text[blk.start : blk.end]
             assert blk.text in titles or not blk.text
+
+
+@pytest.mark.parametrize("name,text", CORPUS, ids=[n for n, _ in CORPUS])
+def test_corpus_strip_headers_with_merging_loses_no_heading(name: str, text: str) -> None:
+    chunks = MarkdownSplitter(256, strip_headers=True, merge_sections=True).split(text)
+    stripped = kept = 0
+    for blk in pure.scan_blocks(text):
+        if blk.kind == "heading" and blk.level <= 3:
+            if any(c.start <= blk.start < c.end for c in chunks):
+                kept += 1  # in the text, at a line start: a merged section's heading
+                continue
+            # Left out: it is the last heading of the path of the chunk that follows it.
+            after = next(c for c in chunks if c.start >= blk.end)
+            assert after.metadata["headers"][-1:] == ([blk.text] if blk.text else []), blk
+            stripped += 1
+    assert stripped + kept > 0
 
 
 # ------------------------------------------------------------------------------- bad input
@@ -502,8 +518,10 @@ def test_invariants(size: int, length: str) -> None:
 
 def test_a_leading_byte_order_mark_does_not_hide_the_first_heading() -> None:
     md = "\ufeff# Guide\n\nIntro.\n\n## Install\n\nRun it."
-    chunks = MarkdownSplitter(64, length="chars").split(md)
+    chunks = MarkdownSplitter(64, length="chars", merge_sections=False).split(md)
     assert [c.metadata["headers"] for c in chunks] == [["Guide"], ["Guide", "Install"]]
     assert chunks[0].text == "\ufeff# Guide\n\nIntro." and chunks[0].start == 0
-    fenced = MarkdownSplitter(64, length="chars").split("\ufeff```\n# not a heading\n```\n")
+    fenced = MarkdownSplitter(64, length="chars", merge_sections=False).split(
+        "\ufeff```\n# not a heading\n```\n"
+    )
     assert [c.metadata["headers"] for c in fenced] == [[]]

@@ -15,7 +15,7 @@ from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 
 ChunkTuple = tuple[int, int, int, "str | None"]
 #: The default of ``merge_sections`` in MarkdownSplitter and HTMLSplitter.
-MERGE_DEFAULT = False
+MERGE_DEFAULT = True
 LENGTHS = ("tokens", "chars")
 
 

@@ -61,7 +61,9 @@ class HTMLSplitter(SectionSplitter):
 
     Chunks are then made as in :class:`MarkdownSplitter`: sections at the headings listed in
     ``headers_to_split_on`` (``metadata["headers"]`` is the heading path, outermost first),
-    whole blocks packed into chunks of at most ``chunk_size``, a block cut only when it alone
+    small adjacent sections of one parent merged while they fit (``merge_sections``;
+    ``metadata["sections"]`` lists the merged sections' paths, ``headers`` is their common
+    path), whole blocks packed into chunks of at most ``chunk_size``, a block cut only when it alone
     exceeds the budget: a table at row boundaries with its header row repeated in front of
     every continuation chunk (the first row, when it is in ``<thead>`` or made of ``<th>``
     cells, and only if it takes at most half the budget), other blocks at lines, sentences,
@@ -81,10 +83,14 @@ class HTMLSplitter(SectionSplitter):
             in the same section, up to this size. ``0 <= chunk_overlap < chunk_size``.
         headers_to_split_on: heading tags that start sections, ``"h1"`` ... ``"h6"``.
         strip_headers: leave those section headings out of the chunk text (their text stays
-            in ``metadata["headers"]``); a heading alone in its section is kept.
+            in ``metadata["headers"]``); a heading alone in its section is kept, and so are
+            the merged sections' headings in a merged chunk (only a leading heading that
+            ends its ``headers`` is left out).
         length: ``"tokens"`` (default) or ``"chars"`` (code points).
         tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
             ``length="chars"``. Special-token text is counted as plain text.
+        merge_sections: merge small adjacent sections of one parent into one chunk while it
+            fits (default ``True``); ``False`` starts a chunk at every section heading.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
@@ -92,10 +98,13 @@ class HTMLSplitter(SectionSplitter):
             (``pip install 'ragchunk[fallback]'``).
 
     >>> html = "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><pre>pip install ragchunk</pre>"
-    >>> for c in HTMLSplitter(chunk_size=64).split(html):
+    >>> for c in HTMLSplitter(chunk_size=64, merge_sections=False).split(html):
     ...     print(c.metadata["headers"], repr(c.text))
     ['Guide'] 'Guide\\n\\nIntro.'
     ['Guide', 'Install'] 'Install\\n\\npip install ragchunk'
+    >>> (merged,) = HTMLSplitter(chunk_size=64).split(html)
+    >>> merged.metadata
+    {'headers': ['Guide'], 'sections': [['Guide'], ['Guide', 'Install']]}
     """
 
     _core_class = "HTMLSplitter"
