@@ -15,7 +15,8 @@
 //!
 //! # Chunking
 //! The blocks go to the packer the structure-aware splitters share ([`super::packer`]):
-//! sections at the headings whose level is in `headers_to_split_on`, whole blocks packed
+//! sections at the headings whose level is in `headers_to_split_on` (small adjacent
+//! sections of one parent merged while they fit, with `merge_sections`), whole blocks packed
 //! greedily, an oversized block cut at lines (a list between its items, a table at rows with
 //! the header and delimiter rows repeated in front of every continuation chunk), then at
 //! sentence ends, whitespace and characters; overlap in whole trailing blocks.

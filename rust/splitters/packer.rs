@@ -13,6 +13,8 @@
 //!    alone.
 //! 4. With `overlap > 0`, a chunk starts with the trailing whole blocks of the previous chunk
 //!    of the same section that fit in `overlap` (never the whole previous chunk).
+//! 5. With [`PackOptions::merge_sections`], before packing, small adjacent sections of one
+//!    parent that fit the budget together become one chunk (see [`pack_blocks`]).
 //!
 //! Markdown ([`super::markdown`]) scans its blocks from the source; HTML lays its DOM out as
 //! text and blocks; code and title trees pack their own units with [`pack_spans`].
