@@ -750,6 +750,15 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn siblings_with_one_title_share_their_parent_path() {
+        // Two different sections named alike: their common path is their parent's (none),
+        // decided by the tree, not by comparing titles.
+        let doc = "## S\n\nx\n\n## S\n\ny";
+        let got = texts(doc, &merged(100, false));
+        assert_eq!(got, vec![(doc.to_string(), Vec::<String>::new())]);
+    }
+
+    #[test]
     fn empty_and_blank() {
         assert!(split_markdown("", &opts(10), &CharCount)
             .unwrap()

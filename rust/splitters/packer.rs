@@ -541,18 +541,17 @@ impl<C: TokenCounter> Planner<'_, C> {
     }
 }
 
-/// Length of the common prefix of the sections' heading paths.
+/// Length of the heading path the sections of a planned run share (a run is its first
+/// section's subtree, or consecutive siblings and their subtrees): the first section's path
+/// when every other one is below it, else its parent's. Decided by depth, not by comparing
+/// titles, so two siblings with the same title still have their parent's path.
 fn common_len(sections: &[Section]) -> usize {
-    let first = &sections[0].path;
-    sections[1..].iter().fold(first.len(), |n, s| {
-        n.min(
-            first
-                .iter()
-                .zip(&s.path)
-                .take_while(|(x, y)| x == y)
-                .count(),
-        )
-    })
+    let d = sections[0].path.len();
+    if sections[1..].iter().any(|s| s.path.len() <= d) {
+        d.saturating_sub(1)
+    } else {
+        d
+    }
 }
 
 /// Sections at the headings of `opts.split_levels`, then packing of each section's blocks

@@ -471,6 +471,62 @@ def test_backends_agree_on_corpus(name: str, text: str, merge: bool) -> None:
     assert splitter.split(text) == rust
 
 
+def _heading_paths(text: str, levels: set[int]) -> list[tuple[int, list[str]]]:
+    """Start and heading path of every heading of a split level, as the packer sees them."""
+    stack: list[tuple[int, str]] = []
+    out = []
+    for blk in pure.scan_blocks(text):
+        if blk.kind == "heading" and blk.level in levels:
+            while stack and stack[-1][0] >= blk.level:
+                stack.pop()
+            stack.append((blk.level, blk.text))
+            out.append((blk.start, [t for _, t in stack]))
+    return out
+
+
+# Heading-heavy documents, where sections are small and often merge (same titles included).
+_TREES = st.lists(
+    st.sampled_from(["# H1", "## H2", "### H3", "#### H4", "## B", "text", "more words", ""]),
+    max_size=30,
+).map("\n".join)
+
+
+@given(
+    text=st.one_of(_TREES, _DOCS),
+    size=st.integers(1, 120),
+    strip=st.booleans(),
+    levels=st.sets(st.integers(1, 4), min_size=1),
+)
+def test_merging_never_crosses_a_higher_heading(
+    text: str, size: int, strip: bool, levels: set[int]
+) -> None:
+    lv = tuple("#" * n for n in sorted(levels))
+    splitter = MarkdownSplitter(
+        size, length="chars", headers_to_split_on=lv, strip_headers=strip, merge_sections=True
+    )
+    chunks = splitter.split(text)
+    headings = _heading_paths(text, levels)
+    for c in chunks:
+        assert c.token_count <= size or c.end - c.start == 1
+        head = c.metadata["headers"]
+        inner = [p for at, p in headings if c.start < at < c.end]
+        if "sections" not in c.metadata:
+            assert not inner  # one section: no section heading inside
+            continue
+        members = c.metadata["sections"]
+        assert len(members) >= 2
+        d = len(members[0])
+        # The first section is the shallowest; the path is its own when all the others are
+        # below it, else its parent's (siblings): never above that parent.
+        assert all(len(m) >= d for m in members)
+        siblings = any(len(m) == d for m in members[1:])
+        assert head == (members[0][: d - 1] if siblings else members[0])
+        n = len(head)
+        assert all(m[:n] == head for m in members)
+        for p in inner:  # every heading inside is one of its sections, below its path
+            assert p in members and len(p) > n and p[:n] == head
+
+
 def _pure_blocks(text: str) -> list[tuple[int, int, int, str]]:
     """What ``_core.markdown_blocks`` gives, from the fallback's scanner."""
     return [

@@ -402,16 +402,12 @@ class _Planner:
 
 
 def _common_len(sections: Sequence[tuple[list[str], int, int]]) -> int:
-    first = sections[0][0]
-    n = len(first)
-    for path, _, _ in sections[1:]:
-        m = 0
-        for x, y in zip(first, path, strict=False):
-            if x != y:
-                break
-            m += 1
-        n = min(n, m)
-    return n
+    """Twin of the Rust ``common_len``: the first section's path length when every other
+    section is below it, else its parent's (by depth, not by comparing titles)."""
+    d = len(sections[0][0])
+    if any(len(p) <= d for p, _, _ in sections[1:]):
+        return max(d - 1, 0)
+    return d
 
 
 def pack_blocks(
