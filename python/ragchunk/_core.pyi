@@ -260,8 +260,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 # prefix is the (start, end) of a repeated table header or None; with the sections' heading
 # paths. HTML results also carry the laid-out text the offsets index.
 _MdChunk = tuple[int, int, int, int, tuple[int, int] | None]
-_MdResult = tuple[list[_MdChunk], list[list[str]]]
-_HtmlResult = tuple[str, list[_MdChunk], list[list[str]]]
+_MdResult = tuple[list[_MdChunk], list[list[str]], list[list[list[str]]]]
+_HtmlResult = tuple[str, list[_MdChunk], list[list[str]], list[list[list[str]]]]
 
 @final
 class MarkdownSplitter(_Chunker[_MdResult]):
@@ -274,6 +274,7 @@ class MarkdownSplitter(_Chunker[_MdResult]):
         length: Literal["tokens", "chars"] = "tokens",
         encoding_name: str | None = None,
         counter: _Counter | None = None,
+        merge_sections: bool = False,
     ) -> MarkdownSplitter: ...
 
 @final
@@ -287,6 +288,7 @@ class HTMLSplitter(_Chunker[_HtmlResult]):
         length: Literal["tokens", "chars"] = "tokens",
         encoding_name: str | None = None,
         counter: _Counter | None = None,
+        merge_sections: bool = False,
     ) -> HTMLSplitter: ...
 
 def html_text(text: str) -> str:

@@ -234,6 +234,23 @@ impl Json<'_> {
 
     pub(super) fn strs<S: AsRef<str>>(&mut self, key: &str, values: &[S]) {
         self.key(key);
+        self.str_array(values);
+    }
+
+    /// A member whose value is a list of lists of strings.
+    pub(super) fn str_lists<S: AsRef<str>>(&mut self, key: &str, values: &[Vec<S>]) {
+        self.key(key);
+        self.out.push('[');
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            self.str_array(v);
+        }
+        self.out.push(']');
+    }
+
+    fn str_array<S: AsRef<str>>(&mut self, values: &[S]) {
         self.out.push('[');
         for (i, v) in values.iter().enumerate() {
             if i > 0 {

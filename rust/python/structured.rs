@@ -20,7 +20,9 @@ use super::guard::{contain, detached};
 /// One packed chunk (Markdown, HTML) for Python: code-point `(start, end)`, size, section
 /// index, and the code-point range of the added prefix (a repeated table header) or `None`.
 type PackedChunkPy = (usize, usize, usize, usize, Option<(usize, usize)>);
-type PackedResultPy = (Vec<PackedChunkPy>, Vec<Vec<String>>);
+/// The chunks, each section's heading path, and for each section the heading paths of the
+/// sections merged into it (empty for a single section).
+type PackedResultPy = (Vec<PackedChunkPy>, Vec<Vec<String>>, Vec<Vec<Vec<String>>>);
 
 /// The packer's options of a Markdown or HTML splitter; `levels` are the heading levels that
 /// start sections.
@@ -29,6 +31,7 @@ fn pack_options(
     chunk_overlap: usize,
     levels: &[usize],
     strip_headers: bool,
+    merge_sections: bool,
 ) -> PyResult<PackOptions> {
     let (chunk_size, overlap) = checked_sizes(chunk_size, chunk_overlap)?;
     let mut split_levels = [false; 7];
@@ -45,6 +48,7 @@ fn pack_options(
         overlap,
         split_levels,
         strip_headers,
+        merge_sections,
     })
 }
 
@@ -55,7 +59,7 @@ fn pack_to_py(out: PackOutput) -> PackedResultPy {
         .into_iter()
         .map(|c| (c.span.start, c.span.end, c.span.size, c.section, c.prefix))
         .collect();
-    (chunks, out.sections)
+    (chunks, out.sections, out.merged)
 }
 
 /// One document of the Markdown splitter.
@@ -72,12 +76,14 @@ impl PerDoc for MarkdownDoc {
 }
 
 /// The rows of packed chunks over `base` (the document, or an HTML document's text layout):
-/// the heading path of each chunk's section and, for a table continuation, the repeated
-/// header (`added_prefix`, also the start of the chunk text).
+/// the heading path of each chunk's section, the paths of the sections merged into it, and,
+/// for a table continuation, the repeated header (`added_prefix`, also the start of the
+/// chunk text).
 fn packed_rows<'a>(
     base: &'a str,
     chunks: &'a [PackedChunkPy],
     sections: &'a [Vec<String>],
+    merged: &'a [Vec<Vec<String>>],
     rows: &mut DocRows<'a>,
 ) {
     let mut starts = CharCursor::new(base);
@@ -93,6 +99,9 @@ fn packed_rows<'a>(
         };
         rows.push((*start, *end, *size), text, |m| {
             m.strs("headers", &sections[*section]);
+            if !merged[*section].is_empty() {
+                m.str_lists("sections", &merged[*section]);
+            }
             if let Some(p) = added {
                 m.str_pieces("added_prefix", &[p, "\n"]);
             }
@@ -102,7 +111,7 @@ fn packed_rows<'a>(
 
 impl ArrowJob for MarkdownDoc {
     fn rows<'a>(&self, doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        packed_rows(doc, &out.0, &out.1, rows);
+        packed_rows(doc, &out.0, &out.1, &out.2, rows);
     }
 }
 
@@ -114,7 +123,7 @@ macro_rules! section_class {
             $(#[$doc])*
             $class($name): $job {
                 #[new]
-                #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None))]
+                #[pyo3(signature = (chunk_size, chunk_overlap, levels, strip_headers, length="tokens", encoding_name=None, counter=None, merge_sections=false))]
                 #[allow(clippy::too_many_arguments)]
                 fn new(
                     py: Python<'_>,
@@ -125,9 +134,16 @@ macro_rules! section_class {
                     length: &str,
                     encoding_name: Option<&str>,
                     counter: Option<Bound<'_, PyAny>>,
+                    merge_sections: bool,
                 ) -> PyResult<Self> {
                     contain(py, || {
-                        let opts = pack_options(chunk_size, chunk_overlap, &levels, strip_headers)?;
+                        let opts = pack_options(
+                            chunk_size,
+                            chunk_overlap,
+                            &levels,
+                            strip_headers,
+                            merge_sections,
+                        )?;
                         Ok($class {
                             job: $job(opts),
                             measure: Measure::new(length, encoding_name, counter)?,
@@ -147,7 +163,12 @@ section_class! {
 
 /// `HTMLSplitter.split`: the laid-out text, its chunks (as [`PackedChunkPy`], offsets into that
 /// text) and the sections' heading paths.
-type HtmlResultPy = (String, Vec<PackedChunkPy>, Vec<Vec<String>>);
+type HtmlResultPy = (
+    String,
+    Vec<PackedChunkPy>,
+    Vec<Vec<String>>,
+    Vec<Vec<Vec<String>>>,
+);
 
 /// One document of the HTML splitter.
 pub(super) struct HtmlDoc(PackOptions);
@@ -158,15 +179,15 @@ impl PerDoc for HtmlDoc {
 
     fn run<C: TokenCounter>(&self, text: &str, counter: &C) -> Result<HtmlResultPy, C::Error> {
         let out = html::split_html(text, &self.0, counter)?.in_chars();
-        let (chunks, sections) = pack_to_py(out.out);
-        Ok((out.text, chunks, sections))
+        let (chunks, sections, merged) = pack_to_py(out.out);
+        Ok((out.text, chunks, sections, merged))
     }
 }
 
 impl ArrowJob for HtmlDoc {
     fn rows<'a>(&self, _doc: &'a str, out: &'a Self::Out, rows: &mut DocRows<'a>) {
-        let (text, chunks, sections) = out;
-        packed_rows(text, chunks, sections, rows);
+        let (text, chunks, sections, merged) = out;
+        packed_rows(text, chunks, sections, merged, rows);
     }
 }
 

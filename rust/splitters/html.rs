@@ -407,10 +407,7 @@ pub fn split_html<C: TokenCounter>(
 ) -> Result<HtmlOutput, C::Error> {
     let layout = layout_html(html);
     let out = if layout.blocks.is_empty() {
-        PackOutput {
-            chunks: Vec::new(),
-            sections: Vec::new(),
-        }
+        PackOutput::default()
     } else {
         pack_blocks(&layout.text, &layout.blocks, opts, 1, counter)?
     };

@@ -15,7 +15,8 @@
 //!
 //! # Chunking
 //! The blocks go to the packer the structure-aware splitters share ([`super::packer`]):
-//! sections at the headings whose level is in `headers_to_split_on`, whole blocks packed
+//! sections at the headings whose level is in `headers_to_split_on` (small adjacent
+//! sections of one parent merged while they fit, with `merge_sections`), whole blocks packed
 //! greedily, an oversized block cut at lines (a list between its items, a table at rows with
 //! the header and delimiter rows repeated in front of every continuation chunk), then at
 //! sentence ends, whitespace and characters; overlap in whole trailing blocks.
@@ -467,10 +468,7 @@ pub fn split_markdown<C: TokenCounter>(
     counter: &C,
 ) -> Result<PackOutput, C::Error> {
     if text.is_empty() {
-        return Ok(PackOutput {
-            chunks: Vec::new(),
-            sections: Vec::new(),
-        });
+        return Ok(PackOutput::default());
     }
     let blocks = scan_blocks(text);
     pack_blocks(text, &blocks, opts, 2, counter)
@@ -492,6 +490,7 @@ pub(crate) mod tests {
             overlap: 0,
             split_levels: levels,
             strip_headers: false,
+            merge_sections: false,
         }
     }
 
@@ -662,6 +661,101 @@ pub(crate) mod tests {
             [(0, 7, 1, "Tïtle"), (9, 16, 0, ""), (18, 25, 1, "Sub")]
         );
         assert!(title_blocks("").is_empty());
+    }
+
+    fn merged(size: usize, strip: bool) -> PackOptions {
+        PackOptions {
+            merge_sections: true,
+            strip_headers: strip,
+            ..opts(size)
+        }
+    }
+
+    #[test]
+    fn small_sections_merge_within_their_parent_only() {
+        let long = "word ".repeat(12);
+        let doc = format!(
+            "# A\n\nintro\n\n## B\n\nbb\n\n### B1\n\n{long}\n\n## C\n\ncc\n\n## D\n\ndd\n\n# E\n\nee"
+        );
+        let out = split_markdown(&doc, &merged(40, false), &CharCount).unwrap();
+        let got: Vec<(&str, &[String], usize)> = out
+            .chunks
+            .iter()
+            .map(|c| {
+                (
+                    &doc[c.span.start..c.span.end],
+                    out.sections[c.section].as_slice(),
+                    out.merged[c.section].len(),
+                )
+            })
+            .collect();
+        let a = vec!["A".to_string()];
+        // "# A" with "## B": B's subtree is cut (B1 is over budget), so B is a barrier; the
+        // tail of B1 never merges with C (across a "##" heading); C and D merge under A; E
+        // (another "#") never joins A's children.
+        assert_eq!(got[0], ("# A\n\nintro", a.as_slice(), 0));
+        assert_eq!(got[1].0, "## B\n\nbb");
+        assert!(got[2].0.starts_with("### B1"), "{got:?}");
+        let n = got.len();
+        assert_eq!(got[n - 2], ("## C\n\ncc\n\n## D\n\ndd", a.as_slice(), 2));
+        assert_eq!(got[n - 1].0, "# E\n\nee");
+        assert_eq!(
+            out.merged[out.chunks[n - 2].section],
+            vec![
+                vec!["A".to_string(), "C".to_string()],
+                vec!["A".to_string(), "D".to_string()]
+            ]
+        );
+        for c in &out.chunks {
+            assert!(c.span.size <= 40);
+        }
+        // Unmerged, every section is its own chunk.
+        let plain = split_markdown(&doc, &opts(40), &CharCount).unwrap();
+        assert_eq!(plain.chunks.len(), n + 1);
+        assert!(plain.merged.iter().all(|m| m.is_empty()));
+    }
+
+    #[test]
+    fn a_parent_intro_merges_with_its_first_children() {
+        let doc = "# A\n\nintro\n\n## B\n\nbb\n\n## C\n\nsome longer text here";
+        let got: Vec<(String, Vec<String>)> = texts(doc, &merged(30, false));
+        assert_eq!(
+            got,
+            vec![
+                ("# A\n\nintro\n\n## B\n\nbb".into(), vec!["A".into()]),
+                (
+                    "## C\n\nsome longer text here".into(),
+                    vec!["A".into(), "C".into()]
+                ),
+            ]
+        );
+        // Everything fits: the whole tree is one chunk under the common path.
+        let got = texts(doc, &merged(100, false));
+        assert_eq!(got, vec![(doc.to_string(), vec!["A".to_string()])]);
+        // Stripped: the leading heading is the chunk's own path and goes; the merged
+        // sections' headings stay (they are not in `headers`).
+        let got = texts(doc, &merged(30, true));
+        assert_eq!(got[0], ("intro\n\n## B\n\nbb".into(), vec!["A".into()]));
+        assert_eq!(
+            got[1],
+            ("some longer text here".into(), vec!["A".into(), "C".into()])
+        );
+        let siblings =
+            "# A\n\n## B\n\nbb\n\n## C\n\ncc\n\n### C1\n\n".to_string() + &"x".repeat(40);
+        let got = texts(&siblings, &merged(30, true));
+        // "# A" alone is stripped into the merge with B, whose heading stays; C's subtree is
+        // cut (C1 is over budget), so C does not join B.
+        assert_eq!(got[0], ("## B\n\nbb".into(), vec!["A".into()]));
+        assert_eq!(got[1], ("cc".into(), vec!["A".into(), "C".into()]));
+    }
+
+    #[test]
+    fn siblings_with_one_title_share_their_parent_path() {
+        // Two different sections named alike: their common path is their parent's (none),
+        // decided by the tree, not by comparing titles.
+        let doc = "## S\n\nx\n\n## S\n\ny";
+        let got = texts(doc, &merged(100, false));
+        assert_eq!(got, vec![(doc.to_string(), Vec::<String>::new())]);
     }
 
     #[test]

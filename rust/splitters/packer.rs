@@ -13,6 +13,8 @@
 //!    alone.
 //! 4. With `overlap > 0`, a chunk starts with the trailing whole blocks of the previous chunk
 //!    of the same section that fit in `overlap` (never the whole previous chunk).
+//! 5. With [`PackOptions::merge_sections`], before packing, small adjacent sections of one
+//!    parent that fit the budget together become one chunk (see [`pack_blocks`]).
 //!
 //! Markdown ([`super::markdown`]) scans its blocks from the source; HTML lays its DOM out as
 //! text and blocks; code and title trees pack their own units with [`pack_spans`].
@@ -73,11 +75,14 @@ pub struct PackedChunk {
 }
 
 /// Result of [`pack_blocks`] (and of the Markdown and HTML splitters).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PackOutput {
     pub chunks: Vec<PackedChunk>,
-    /// Heading path of each section.
+    /// Heading path of each section (of a merged group of sections: their common path).
     pub sections: Vec<Vec<String>>,
+    /// For each entry of `sections`: the heading paths of the sections merged into it, in
+    /// order, or nothing for a single section.
+    pub merged: Vec<Vec<Vec<String>>>,
 }
 
 /// Options of [`pack_blocks`] (and of the Markdown and HTML splitters).
@@ -89,6 +94,9 @@ pub struct PackOptions {
     pub split_levels: [bool; 7],
     /// Leave the section headings out of the chunk text (they stay in `headers`).
     pub strip_headers: bool,
+    /// Merge small adjacent sections of one parent into one chunk while they fit (see
+    /// [`pack_blocks`]).
+    pub merge_sections: bool,
 }
 
 /// `e` moved back over the packer's whitespace (`ws`), down to `s` at most.
@@ -418,11 +426,147 @@ pub fn pack_spans<C: TokenCounter>(
     Ok(packer.out.into_iter().map(|c| c.span).collect())
 }
 
+/// One section of [`pack_blocks`]: its heading path and its blocks `a..b`.
+struct Section {
+    path: Vec<String>,
+    a: usize,
+    b: usize,
+}
+
+/// A planned piece of the section tree: sections `lo..hi`, either kept as one chunk of
+/// `size` (`whole`) or already cut into final groups.
+enum Piece {
+    Whole { lo: usize, hi: usize, size: usize },
+    Cut(Vec<(usize, usize, usize)>),
+}
+
+/// Plans which runs of sections become one chunk (see [`pack_blocks`]).
+struct Planner<'a, C> {
+    text: &'a str,
+    blocks: &'a [Block],
+    sections: &'a [Section],
+    opts: &'a PackOptions,
+    counter: &'a C,
+}
+
+impl<C: TokenCounter> Planner<'_, C> {
+    /// The blocks of sections `lo..hi` a chunk holding them starts and ends with: the leading
+    /// section heading is left out with `strip_headers` when the chunk's heading path (the
+    /// sections' common path) ends with it and something else remains.
+    fn block_range(&self, lo: usize, hi: usize) -> (usize, usize) {
+        let (a, b) = (self.sections[lo].a, self.sections[hi - 1].b);
+        if self.opts.strip_headers
+            && b - a > 1
+            && common_len(&self.sections[lo..hi]) == self.sections[lo].path.len()
+        {
+            if let BlockKind::Heading { level, .. } = &self.blocks[a].kind {
+                if self.opts.split_levels[*level] {
+                    return (a + 1, b);
+                }
+            }
+        }
+        (a, b)
+    }
+
+    /// The size of sections `lo..hi` as one chunk, or `None` when it is over budget.
+    fn fit(&self, lo: usize, hi: usize) -> Result<Option<usize>, C::Error> {
+        let (a, b) = self.block_range(lo, hi);
+        if a == b {
+            return Ok(Some(0));
+        }
+        let n = self
+            .counter
+            .count(&self.text[self.blocks[a].start..self.blocks[b - 1].end])?;
+        Ok((n <= self.opts.chunk_size.max(1)).then_some(n))
+    }
+
+    /// Plans section `k` (its own blocks) and its subsection tree, sections `k + 1..hi`:
+    /// bottom-up, the node's own blocks and each child subtree are pieces; adjacent whole
+    /// pieces merge left to right while their text fits; a child already cut is a barrier.
+    fn plan(&self, k: usize, hi: usize) -> Result<Piece, C::Error> {
+        let depth = self.sections[k].path.len();
+        let mut items = Vec::new();
+        let own = &self.sections[k];
+        if own.b > own.a {
+            items.push(match self.fit(k, k + 1)? {
+                Some(size) => Piece::Whole {
+                    lo: k,
+                    hi: k + 1,
+                    size,
+                },
+                None => Piece::Cut(vec![(k, k + 1, 0)]),
+            });
+        }
+        let mut j = k + 1;
+        while j < hi {
+            let d = self.sections[j].path.len();
+            let mut e = j + 1;
+            while e < hi && self.sections[e].path.len() > d {
+                e += 1;
+            }
+            debug_assert!(d > depth);
+            items.push(self.plan(j, e)?);
+            j = e;
+        }
+        let mut groups = Vec::new();
+        let mut run: Option<(usize, usize, usize)> = None;
+        let whole_node = items.len();
+        let mut merged_all = true;
+        for item in items {
+            match item {
+                Piece::Whole { lo, hi, size } => match run {
+                    None => run = Some((lo, hi, size)),
+                    Some((rlo, _, _)) => match self.fit(rlo, hi)? {
+                        Some(size) => run = Some((rlo, hi, size)),
+                        None => {
+                            groups.extend(run.take());
+                            merged_all = false;
+                            run = Some((lo, hi, size));
+                        }
+                    },
+                },
+                Piece::Cut(cut) => {
+                    groups.extend(run.take());
+                    groups.extend(cut);
+                    merged_all = false;
+                }
+            }
+        }
+        groups.extend(run);
+        if merged_all && whole_node > 0 && groups.len() == 1 {
+            let (lo, hi, size) = groups[0];
+            return Ok(Piece::Whole { lo, hi, size });
+        }
+        Ok(Piece::Cut(groups))
+    }
+}
+
+/// Length of the heading path the sections of a planned run share (a run is its first
+/// section's subtree, or consecutive siblings and their subtrees): the first section's path
+/// when every other one is below it, else its parent's. Decided by depth, not by comparing
+/// titles, so two siblings with the same title still have their parent's path.
+fn common_len(sections: &[Section]) -> usize {
+    let d = sections[0].path.len();
+    if sections[1..].iter().any(|s| s.path.len() <= d) {
+        d.saturating_sub(1)
+    } else {
+        d
+    }
+}
+
 /// Sections at the headings of `opts.split_levels`, then packing of each section's blocks
 /// (see the module docs). `blocks` are in order, non-overlapping, non-empty spans of `text`;
 /// `head_lines` is how many lines of a [`BlockKind::Table`] are its repeated header (2 for
 /// Markdown's header and delimiter rows, 1 for HTML, which lays its DOM out as text and
 /// blocks).
+///
+/// With `opts.merge_sections`, small adjacent sections of one parent share a chunk: the
+/// sections form a tree by heading path, and bottom-up, a section's own blocks and each of
+/// its child subtrees that fits the budget whole are merged left to right while the merged
+/// text fits. A child that had to be cut is a barrier, and nothing merges across a heading
+/// of a higher level than the merged sections' parent. A merged chunk's heading path is the
+/// common path of its sections ([`PackOutput::merged`] lists their own paths); it holds
+/// whole sections, so it carries no overlap.
 pub fn pack_blocks<C: TokenCounter>(
     text: &str,
     blocks: &[Block],
@@ -430,10 +574,7 @@ pub fn pack_blocks<C: TokenCounter>(
     head_lines: usize,
     counter: &C,
 ) -> Result<PackOutput, C::Error> {
-    let mut out = PackOutput {
-        chunks: Vec::new(),
-        sections: Vec::new(),
-    };
+    let mut out = PackOutput::default();
     let mut packer = Packer {
         text,
         budget: opts.chunk_size.max(1),
@@ -445,11 +586,15 @@ pub fn pack_blocks<C: TokenCounter>(
     };
     let mut stack: Vec<(usize, String)> = Vec::new();
     let mut sec_start = 0;
-    let mut sections: Vec<(Vec<String>, usize, usize)> = Vec::new(); // (path, blocks a..b)
+    let mut sections: Vec<Section> = Vec::new();
     for (bi, blk) in blocks.iter().enumerate() {
         if let BlockKind::Heading { level, text: t } = &blk.kind {
             if opts.split_levels[*level] {
-                sections.push((stack.iter().map(|x| x.1.clone()).collect(), sec_start, bi));
+                sections.push(Section {
+                    path: stack.iter().map(|x| x.1.clone()).collect(),
+                    a: sec_start,
+                    b: bi,
+                });
                 while stack.last().is_some_and(|x| x.0 >= *level) {
                     stack.pop();
                 }
@@ -458,27 +603,45 @@ pub fn pack_blocks<C: TokenCounter>(
             }
         }
     }
-    sections.push((
-        stack.iter().map(|x| x.1.clone()).collect(),
-        sec_start,
-        blocks.len(),
-    ));
-    for (path, a, b) in sections {
-        let mut sel: Vec<&Block> = blocks[a..b].iter().collect();
-        // A heading is stripped only when its section has other content: an empty section
-        // keeps its heading as text, otherwise the heading would be in no chunk at all.
-        if opts.strip_headers && sel.len() > 1 {
-            if let Some(BlockKind::Heading { level, .. }) = sel.first().map(|b| &b.kind) {
-                if opts.split_levels[*level] {
-                    sel.remove(0);
-                }
-            }
+    sections.push(Section {
+        path: stack.iter().map(|x| x.1.clone()).collect(),
+        a: sec_start,
+        b: blocks.len(),
+    });
+    let planner = Planner {
+        text,
+        blocks,
+        sections: &sections,
+        opts,
+        counter,
+    };
+    // Runs of sections `lo..hi` that form one chunk (when more than one) with its size.
+    let groups: Vec<(usize, usize, usize)> = if opts.merge_sections {
+        match planner.plan(0, sections.len())? {
+            Piece::Whole { lo, hi, size } => vec![(lo, hi, size)],
+            Piece::Cut(groups) => groups,
         }
-        if sel.is_empty() && path.is_empty() {
+    } else {
+        (0..sections.len()).map(|k| (k, k + 1, 0)).collect()
+    };
+    for (lo, hi, size) in groups {
+        let (a, b) = planner.block_range(lo, hi);
+        if a == b && sections[lo].path.is_empty() {
             continue;
         }
         packer.section = out.sections.len();
-        out.sections.push(path);
+        if hi - lo > 1 {
+            let group = &sections[lo..hi];
+            out.sections
+                .push(sections[lo].path[..common_len(group)].to_vec());
+            out.merged
+                .push(group.iter().map(|s| s.path.clone()).collect());
+            packer.emit(blocks[a].start, blocks[b - 1].end, size, None);
+            continue;
+        }
+        out.sections.push(sections[lo].path.clone());
+        out.merged.push(Vec::new());
+        let sel = &blocks[a..b];
         let units: Vec<(usize, usize)> = sel.iter().map(|b| (b.start, b.end)).collect();
         let kinds: Vec<&BlockKind> = sel.iter().map(|b| &b.kind).collect();
         packer.pack(&units, 0, Some(&kinds), None, opts.overlap)?;
@@ -490,13 +653,16 @@ pub fn pack_blocks<C: TokenCounter>(
     }
     let mut remap = vec![0; out.sections.len()];
     let mut kept = Vec::new();
-    for (i, sec) in out.sections.into_iter().enumerate() {
+    let mut kept_merged = Vec::new();
+    for (i, (sec, m)) in out.sections.into_iter().zip(out.merged).enumerate() {
         if used[i] {
             remap[i] = kept.len();
             kept.push(sec);
+            kept_merged.push(m);
         }
     }
     out.sections = kept;
+    out.merged = kept_merged;
     out.chunks = packer.out;
     for c in &mut out.chunks {
         c.section = remap[c.section];

@@ -65,7 +65,7 @@ fn hostile_text() -> impl Strategy<Value = String> {
     })
 }
 
-fn opts(size: usize) -> PackOptions {
+fn opts(size: usize, merge_sections: bool) -> PackOptions {
     let mut split_levels = [false; 7];
     split_levels[1..4].fill(true);
     PackOptions {
@@ -73,6 +73,7 @@ fn opts(size: usize) -> PackOptions {
         overlap: 0,
         split_levels,
         strip_headers: false,
+        merge_sections,
     }
 }
 
@@ -99,8 +100,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
-    fn markdown_chunks_keep_invariants(text in hostile_text(), size in 1usize..40) {
-        let out = split_markdown(&text, &opts(size), &CharCount).unwrap();
+    fn markdown_chunks_keep_invariants(text in hostile_text(), size in 1usize..40, merge in any::<bool>()) {
+        let out = split_markdown(&text, &opts(size, merge), &CharCount).unwrap();
         let spans: Vec<_> = out
             .chunks
             .iter()
@@ -112,8 +113,8 @@ proptest! {
     }
 
     #[test]
-    fn html_chunks_keep_invariants(text in hostile_text(), size in 1usize..40) {
-        let out = split_html(&text, &opts(size), &CharCount).unwrap();
+    fn html_chunks_keep_invariants(text in hostile_text(), size in 1usize..40, merge in any::<bool>()) {
+        let out = split_html(&text, &opts(size, merge), &CharCount).unwrap();
         prop_assert_eq!(&out.text, &layout_html(&text).text);
         let spans: Vec<_> = out
             .out

@@ -32,6 +32,8 @@ CHUNKERS = [
     ragchunk.MarkdownSplitter(10),
     ragchunk.MarkdownSplitter(24, 4, strip_headers=True, length="chars"),
     ragchunk.HTMLSplitter(8),
+    ragchunk.MarkdownSplitter(80, length="chars", merge_sections=True),
+    ragchunk.HTMLSplitter(64, length="chars", merge_sections=True),
     ragchunk.CodeSplitter("python", 8),
     ragchunk.TitleTreeChunker(10),
     ragchunk.TitleTreeChunker(12, length="chars", title_source="numbered"),

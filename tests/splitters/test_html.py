@@ -147,6 +147,27 @@ def test_layout_sections_and_blocks() -> None:
     ]
 
 
+def test_small_sections_merge_under_their_parent() -> None:
+    html = (
+        "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><p>Run pip.</p><h2>Use</h2><p>Import.</p>"
+        "<h1>Other</h1><p>End.</p>"
+    )
+    s = HTMLSplitter(40, length="chars", merge_sections=True)
+    chunks = s.split(html)
+    assert [(c.metadata["headers"], c.metadata.get("sections"), c.text) for c in chunks] == [
+        (
+            ["Guide"],
+            [["Guide"], ["Guide", "Install"]],
+            "Guide\n\nIntro.\n\nInstall\n\nRun pip.",
+        ),
+        (["Guide", "Use"], None, "Use\n\nImport."),
+        (["Other"], None, "Other\n\nEnd."),
+    ]
+    _check(html, s, chunks, len)
+    plain = HTMLSplitter(40, length="chars", merge_sections=False).split(html)
+    assert len(plain) == 4 and all("sections" not in c.metadata for c in plain)
+
+
 def test_small_table_whole_and_cells_tab_separated() -> None:
     html = (
         "<p>Before</p><table><caption>Prices</caption><thead><tr><td>item</td><td>cost</td>"
@@ -195,7 +216,7 @@ def test_malformed_html_is_recovered_best_effort() -> None:
         "<h1>Title</h1><p>para one<p>para <b>two</i> still</b> bold<ul><li>a<li>b</div>"
         "<table>stray<tr><td>c1<td>c2</table><h2>Sub</h2><b>never closed<table><tr><td>x"
     )
-    s = HTMLSplitter(500, length="chars")
+    s = HTMLSplitter(500, length="chars", merge_sections=False)
     assert s.extract_text(html) == (
         "Title\n\npara one\n\npara two still bold\n\na\n\nbstray\n\nc1\tc2\n\nSub\n\n"
         "never closed\n\nx"
@@ -276,10 +297,11 @@ def test_pathological_inputs_do_not_crash() -> None:
 @pytest.mark.parametrize("name,html", CORPUS, ids=[n for n, _ in CORPUS])
 def test_corpus_invariants(name: str, html: str, cl100k_count: Any) -> None:
     for size in (64, 512):
-        s = HTMLSplitter(size)
-        chunks = s.split(html)
-        assert chunks
-        _check(html, s, chunks, cl100k_count)
+        for merge in (False, True):
+            s = HTMLSplitter(size, merge_sections=merge)
+            chunks = s.split(html)
+            assert chunks
+            _check(html, s, chunks, cl100k_count)
     headed = [c for c in HTMLSplitter(512).split(html) if c.metadata["headers"]]
     assert headed  # the rendered documents have headings
 
@@ -308,6 +330,7 @@ def test_corpus_tables_that_fit_are_never_cut(name: str, html: str) -> None:
         ({"chunk_size": 10, "headers_to_split_on": ["#"]}, ValueError, "headers_to_split_on"),
         ({"chunk_size": 10, "headers_to_split_on": [1]}, TypeError, "headers_to_split_on"),
         ({"chunk_size": 10, "strip_headers": 1}, TypeError, "strip_headers"),
+        ({"chunk_size": 10, "merge_sections": "yes"}, TypeError, "merge_sections"),
         ({"chunk_size": 10, "length": "words"}, ValueError, "length"),
         ({"chunk_size": 10, "tokenizer": "gpt2"}, ValueError, "tokenizer"),
     ],
@@ -385,10 +408,10 @@ _WORDS = st.text(
 _HTML = st.lists(st.one_of(_PIECES, _WORDS), max_size=40).map("".join)
 
 
-@given(html=_HTML, size=st.integers(1, 80))
+@given(html=_HTML, size=st.integers(1, 80), merge=st.booleans())
 @settings(max_examples=60)
-def test_messy_html_loses_no_text(html: str, size: int) -> None:
-    s = HTMLSplitter(size, length="chars")
+def test_messy_html_loses_no_text(html: str, size: int, merge: bool) -> None:
+    s = HTMLSplitter(size, length="chars", merge_sections=merge)
     _check(html, s, s.split(html), len)
 
 
@@ -399,32 +422,36 @@ def test_messy_html_loses_no_text(html: str, size: int) -> None:
     overlap=st.integers(0, 30),
     strip=st.booleans(),
     levels=st.sets(st.integers(1, 6)),
+    merge=st.booleans(),
 )
 def test_backends_agree_chars(
-    html: str, size: int, overlap: int, strip: bool, levels: set[int]
+    html: str, size: int, overlap: int, strip: bool, levels: set[int], merge: bool
 ) -> None:
     core = dispatch._import_core()
     lv = sorted(levels)
     overlap = min(overlap, size - 1)
-    got = core.HTMLSplitter(size, overlap, lv, strip, "chars").split(html)
-    want = pure_html.split_html(html, size, overlap, lv, strip, len)
-    assert (got[0], list(got[1]), list(got[2])) == want
+    got = core.HTMLSplitter(size, overlap, lv, strip, "chars", merge_sections=merge).split(html)
+    want = pure_html.split_html(html, size, overlap, lv, strip, len, merge)
+    assert (got[0], list(got[1]), list(got[2]), list(got[3])) == want
     assert core.html_text(html) == want[0]
 
 
 @pytest.mark.single_backend
-@given(html=_HTML, size=st.integers(1, 60))
-def test_backends_agree_tokens(html: str, size: int, cl100k_count: Any) -> None:
+@given(html=_HTML, size=st.integers(1, 60), merge=st.booleans())
+def test_backends_agree_tokens(html: str, size: int, merge: bool, cl100k_count: Any) -> None:
     core = dispatch._import_core()
-    got = core.HTMLSplitter(size, 0, [1, 2, 3], False, "tokens", "cl100k_base").split(html)
-    want = pure_html.split_html(html, size, 0, [1, 2, 3], False, cl100k_count)
-    assert (got[0], list(got[1]), list(got[2])) == want
+    got = core.HTMLSplitter(
+        size, 0, [1, 2, 3], False, "tokens", "cl100k_base", merge_sections=merge
+    ).split(html)
+    want = pure_html.split_html(html, size, 0, [1, 2, 3], False, cl100k_count, merge)
+    assert (got[0], list(got[1]), list(got[2]), list(got[3])) == want
 
 
 @pytest.mark.single_backend
 @pytest.mark.parametrize("name,html", CORPUS, ids=[n for n, _ in CORPUS])
-def test_backends_agree_on_corpus(name: str, html: str) -> None:
-    splitter = HTMLSplitter(256, chunk_overlap=32)
+@pytest.mark.parametrize("merge", [False, True])
+def test_backends_agree_on_corpus(name: str, html: str, merge: bool) -> None:
+    splitter = HTMLSplitter(256, chunk_overlap=32, merge_sections=merge)
     dispatch.set_backend("rust")
     rust = splitter.split(html)
     dispatch.set_backend("python")

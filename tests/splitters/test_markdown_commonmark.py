@@ -6,7 +6,10 @@ why). These tests hold it to what a CommonMark + GFM-tables parser sees on the r
 * a top-level block (fence, indented code, table, HTML block, list, block quote) that fits
   the budget is never cut;
 * a list over budget is cut between its items, unless an item alone is over budget;
-* every top-level heading of a split level starts a chunk whose heading path ends with it.
+* every top-level heading of a split level starts a chunk whose heading path ends with it
+  (``merge_sections=False``), or, with small sections merged, lies at a line start inside
+  a chunk whose heading path is a prefix of the heading's own path and which lists that
+  path among its merged sections.
 """
 
 from __future__ import annotations
@@ -60,8 +63,9 @@ def _chunk_start_lines(chunks: list[ragchunk.Chunk], starts: list[int]) -> dict[
     return out
 
 
+@pytest.mark.parametrize("merge", [False, True], ids=["unmerged", "merged"])
 @pytest.mark.parametrize("name,text", DOCS, ids=[n for n, _ in DOCS])
-def test_commonmark_blocks_and_headings(name: str, text: str) -> None:
+def test_commonmark_blocks_and_headings(name: str, text: str, merge: bool) -> None:
     md = _parser()
     lines = text.split("\n")
     # CommonMark has no front matter (it would read it as a setext heading): blank it out
@@ -70,7 +74,8 @@ def test_commonmark_blocks_and_headings(name: str, text: str) -> None:
     skip = blocks[0].last + 1 if blocks and blocks[0].kind == "front_matter" else 0
     tokens = md.parse("\n" * skip + "\n".join(lines[skip:]))
     starts = _line_starts(text)
-    chunks = MarkdownSplitter(SIZE).split(text)
+    chunks = MarkdownSplitter(SIZE, merge_sections=merge).split(text)
+    plain = chunks if not merge else MarkdownSplitter(SIZE, merge_sections=False).split(text)
     cuts = _chunk_start_lines(chunks, starts)
     cut_lines = sorted(cuts)
 
@@ -98,11 +103,20 @@ def test_commonmark_blocks_and_headings(name: str, text: str) -> None:
         if kind == "heading" and tokens[k].tag in ("h1", "h2", "h3"):
             # A multi-line setext heading's lines are joined by spaces in the heading path.
             title = " ".join(ln.strip() for ln in tokens[k + 1].content.split("\n")).strip()
-            chunk = next((c for c in chunks if c.start == starts[first]), None)
+            chunk = next((c for c in plain if c.start == starts[first]), None)
             if chunk is None:  # the first chunk starts at the first non-blank line
                 assert all(not ln.strip() for ln in lines[:first]), (first, title)
-                chunk = chunks[0]
+                chunk = plain[0]
             assert chunk.metadata["headers"][-1:] == ([title] if title else []), (first, title)
+            if merge:
+                path = chunk.metadata["headers"]
+                at = max(starts[first], chunk.start)
+                holder = [c for c in chunks if c.start <= at < c.end]
+                assert len(holder) == 1, (first, title)
+                got = holder[0].metadata
+                assert path[: len(got["headers"])] == got["headers"], (first, path, got)
+                if holder[0].start < at:  # inside a merged chunk: one of its sections
+                    assert path in got["sections"], (first, path, got)
 
 
 def test_oracle_sees_the_constructs_we_test() -> None:

@@ -14,6 +14,8 @@ from ..core.counting import Counter
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 
 ChunkTuple = tuple[int, int, int, "str | None"]
+#: The default of ``merge_sections`` in MarkdownSplitter and HTMLSplitter.
+MERGE_DEFAULT = True
 LENGTHS = ("tokens", "chars")
 
 
@@ -159,6 +161,7 @@ class SectionSplitter(Measured):
         length: str,
         tokenizer: Any,
         parse_levels: Callable[[object], tuple[int, ...]],
+        merge_sections: bool,
     ) -> None:
         self.chunk_size, self.chunk_overlap = check_sizes(chunk_size, chunk_overlap)
         self._levels = parse_levels(headers_to_split_on)
@@ -166,6 +169,9 @@ class SectionSplitter(Measured):
         if not isinstance(strip_headers, bool):
             raise TypeError(f"strip_headers must be a bool, got {type(strip_headers).__name__}")
         self.strip_headers = strip_headers
+        if not isinstance(merge_sections, bool):
+            raise TypeError(f"merge_sections must be a bool, got {type(merge_sections).__name__}")
+        self.merge_sections = merge_sections
         self._set_length(length, tokenizer)
 
     def __repr__(self) -> str:
@@ -174,7 +180,7 @@ class SectionSplitter(Measured):
             f"chunk_overlap={self.chunk_overlap}, "
             f"headers_to_split_on={self.headers_to_split_on!r}, "
             f"strip_headers={self.strip_headers}, length={self.length!r}, "
-            f"tokenizer={self.tokenizer!r})"
+            f"tokenizer={self.tokenizer!r}, merge_sections={self.merge_sections})"
         )
 
     def _core(self, core: Any) -> Any:
@@ -188,6 +194,7 @@ class SectionSplitter(Measured):
                 self.strip_headers,
                 self.length,
                 *self._core_counter(),
+                merge_sections=self.merge_sections,
             )
 
         return configured(self, core, build)
@@ -216,13 +223,21 @@ class SectionSplitter(Measured):
         return [check_parsed_text(t, f"texts[{i}]") for i, t in enumerate(check_texts(texts))]
 
 
-def section_chunks(text: str, raw: list[MdChunkRaw], sections: list[list[str]]) -> list[Chunk]:
+def section_chunks(
+    text: str,
+    raw: list[MdChunkRaw],
+    sections: list[list[str]],
+    merged: list[list[list[str]]],
+) -> list[Chunk]:
     """Chunks of the packer's ``(start, end, size, section, prefix)`` results, with each
-    section's heading path (``metadata["headers"]``) and the repeated prefix, if any
+    section's heading path (``metadata["headers"]``), the paths of the sections merged into
+    the chunk, if more than one (``metadata["sections"]``), and the repeated prefix, if any
     (``metadata["added_prefix"]``)."""
     out = []
     for start, end, size, sec, prefix in raw:
         meta: dict[str, Any] = {"headers": list(sections[sec])}
+        if merged[sec]:
+            meta["sections"] = [list(p) for p in merged[sec]]
         body = text[start:end]
         if prefix is not None:
             added = text[prefix[0] : prefix[1]] + "\n"

@@ -9,7 +9,7 @@ from .._pure.splitters import html as _pure_html
 from ..core import dispatch
 from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk, MdChunkRaw
-from ._common import SectionSplitter, section_chunks
+from ._common import MERGE_DEFAULT, SectionSplitter, section_chunks
 
 __all__ = ["HTMLSplitter"]
 
@@ -32,7 +32,7 @@ def _html_heading_levels(value: object) -> tuple[int, ...]:
     return tuple(sorted(set(levels)))
 
 
-_HtmlRaw = tuple[str, list[MdChunkRaw], list[list[str]]]
+_HtmlRaw = tuple[str, list[MdChunkRaw], list[list[str]], list[list[list[str]]]]
 
 
 class HTMLSplitter(SectionSplitter):
@@ -61,7 +61,9 @@ class HTMLSplitter(SectionSplitter):
 
     Chunks are then made as in :class:`MarkdownSplitter`: sections at the headings listed in
     ``headers_to_split_on`` (``metadata["headers"]`` is the heading path, outermost first),
-    whole blocks packed into chunks of at most ``chunk_size``, a block cut only when it alone
+    small adjacent sections of one parent merged while they fit (``merge_sections``;
+    ``metadata["sections"]`` lists the merged sections' paths, ``headers`` is their common
+    path), whole blocks packed into chunks of at most ``chunk_size``, a block cut only when it alone
     exceeds the budget: a table at row boundaries with its header row repeated in front of
     every continuation chunk (the first row, when it is in ``<thead>`` or made of ``<th>``
     cells, and only if it takes at most half the budget), other blocks at lines, sentences,
@@ -81,10 +83,14 @@ class HTMLSplitter(SectionSplitter):
             in the same section, up to this size. ``0 <= chunk_overlap < chunk_size``.
         headers_to_split_on: heading tags that start sections, ``"h1"`` ... ``"h6"``.
         strip_headers: leave those section headings out of the chunk text (their text stays
-            in ``metadata["headers"]``); a heading alone in its section is kept.
+            in ``metadata["headers"]``); a heading alone in its section is kept, and so are
+            the merged sections' headings in a merged chunk (only a leading heading that
+            ends its ``headers`` is left out).
         length: ``"tokens"`` (default) or ``"chars"`` (code points).
         tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
             ``length="chars"``. Special-token text is counted as plain text.
+        merge_sections: merge small adjacent sections of one parent into one chunk while it
+            fits (default ``True``); ``False`` starts a chunk at every section heading.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
@@ -92,10 +98,13 @@ class HTMLSplitter(SectionSplitter):
             (``pip install 'ragchunk[fallback]'``).
 
     >>> html = "<h1>Guide</h1><p>Intro.</p><h2>Install</h2><pre>pip install ragchunk</pre>"
-    >>> for c in HTMLSplitter(chunk_size=64).split(html):
+    >>> for c in HTMLSplitter(chunk_size=64, merge_sections=False).split(html):
     ...     print(c.metadata["headers"], repr(c.text))
     ['Guide'] 'Guide\\n\\nIntro.'
     ['Guide', 'Install'] 'Install\\n\\npip install ragchunk'
+    >>> (merged,) = HTMLSplitter(chunk_size=64).split(html)
+    >>> merged.metadata
+    {'headers': ['Guide'], 'sections': [['Guide'], ['Guide', 'Install']]}
     """
 
     _core_class = "HTMLSplitter"
@@ -108,6 +117,7 @@ class HTMLSplitter(SectionSplitter):
         strip_headers: bool = False,
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
+        merge_sections: bool = MERGE_DEFAULT,
     ) -> None:
         super().__init__(
             chunk_size,
@@ -117,6 +127,7 @@ class HTMLSplitter(SectionSplitter):
             length,
             tokenizer,
             _html_heading_levels,
+            merge_sections,
         )
 
     def _raw(self, html: str) -> _HtmlRaw:
@@ -129,6 +140,7 @@ class HTMLSplitter(SectionSplitter):
                 self._levels,
                 self.strip_headers,
                 self._count(),
+                self.merge_sections,
             ),
         )
 
@@ -147,13 +159,11 @@ class HTMLSplitter(SectionSplitter):
         """Cut one HTML document into :class:`ragchunk.Chunk` objects (offsets into
         :meth:`extract_text`)."""
         html = check_parsed_text(html, "html")
-        text, raw, sections = self._raw(html)
-        return section_chunks(text, raw, sections)
+        text, raw, sections, merged = self._raw(html)
+        return section_chunks(text, raw, sections, merged)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
-        return self._split_batch(
-            texts, workers, lambda _doc, result: section_chunks(result[0], result[1], result[2])
-        )
+        return self._split_batch(texts, workers, lambda _doc, result: section_chunks(*result))

@@ -9,7 +9,7 @@ from .._pure.splitters import markdown as _pure
 from ..core import dispatch
 from ..core.checks import check_parsed_text
 from ..core.chunk import Chunk, MdChunkRaw
-from ._common import SectionSplitter, section_chunks
+from ._common import MERGE_DEFAULT, SectionSplitter, section_chunks
 
 __all__ = ["MarkdownSplitter"]
 
@@ -35,7 +35,13 @@ class MarkdownSplitter(SectionSplitter):
 
     The document is cut into sections at the headings listed in ``headers_to_split_on``; each
     chunk's ``metadata["headers"]`` is the path of those headings above it (outermost first).
-    Within a section, whole blocks (paragraphs, fenced or indented code, tables, lists, block
+    Small adjacent sections of one parent then share a chunk while their text fits
+    (``merge_sections``, on by default): a parent's own blocks with its first children,
+    consecutive siblings, never across a heading of a higher level than the parent's
+    children. Such a chunk's ``metadata["headers"]`` is the common path of its sections,
+    ``metadata["sections"]`` lists their own paths, and their headings stay in its text.
+    Within a section too big for one chunk,
+    whole blocks (paragraphs, fenced or indented code, tables, lists, block
     quotes, front matter, other headings) are packed into chunks of at most ``chunk_size``.
     A block is only cut when it alone exceeds the budget: a list between its items, then at
     line boundaries (a table at row boundaries), a line still too long at sentence ends, then
@@ -57,23 +63,33 @@ class MarkdownSplitter(SectionSplitter):
         chunk_size: the budget per chunk, in tokens (or characters with ``length="chars"``).
         chunk_overlap: each chunk may start with trailing whole blocks of the previous chunk
             in the same section, up to this size (never across sections, never inside a cut
-            block). ``0 <= chunk_overlap < chunk_size``.
+            block; a merged chunk holds whole sections and carries none).
+            ``0 <= chunk_overlap < chunk_size``.
         headers_to_split_on: heading levels that start sections, as ``"#"`` ... ``"######"``.
         strip_headers: leave those section headings out of the chunk text (their text stays
             in ``metadata["headers"]``). A heading whose section has nothing else stays as
-            the section's only chunk, so no text is ever lost.
+            the section's only chunk, so no text is ever lost. In a merged chunk only a
+            leading heading that ends its ``headers`` is left out; the merged sections'
+            headings are not in ``headers`` and stay in the text.
         length: ``"tokens"`` (default) or ``"chars"`` (code points).
         tokenizer: see :mod:`ragchunk` (``"cl100k_base"`` by default); unused with
             ``length="chars"``. Special-token text is counted as plain text.
+        merge_sections: merge small adjacent sections of one parent into one chunk while it
+            fits (default ``True``); ``False`` starts a chunk at every section heading.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
 
     >>> md = "# Guide\\n\\nIntro.\\n\\n## Install\\n\\n```sh\\npip install ragchunk\\n```\\n"
-    >>> for c in MarkdownSplitter(chunk_size=64).split(md):
-    ...     print(c.metadata["headers"], repr(c.text))
-    ['Guide'] '# Guide\\n\\nIntro.'
-    ['Guide', 'Install'] '## Install\\n\\n```sh\\npip install ragchunk\\n```'
+    >>> (chunk,) = MarkdownSplitter(chunk_size=64).split(md)
+    >>> chunk.metadata
+    {'headers': ['Guide'], 'sections': [['Guide'], ['Guide', 'Install']]}
+    >>> chunk.text == md.strip()
+    True
+    >>> for c in MarkdownSplitter(chunk_size=64, merge_sections=False).split(md):
+    ...     print(c.metadata, repr(c.text))
+    {'headers': ['Guide']} '# Guide\\n\\nIntro.'
+    {'headers': ['Guide', 'Install']} '## Install\\n\\n```sh\\npip install ragchunk\\n```'
     """
 
     _core_class = "MarkdownSplitter"
@@ -86,6 +102,7 @@ class MarkdownSplitter(SectionSplitter):
         strip_headers: bool = False,
         length: str = "tokens",
         tokenizer: Any = "cl100k_base",
+        merge_sections: bool = MERGE_DEFAULT,
     ) -> None:
         super().__init__(
             chunk_size,
@@ -95,9 +112,10 @@ class MarkdownSplitter(SectionSplitter):
             length,
             tokenizer,
             _heading_levels,
+            merge_sections,
         )
 
-    def _raw(self, text: str) -> tuple[list[MdChunkRaw], list[list[str]]]:
+    def _raw(self, text: str) -> tuple[list[MdChunkRaw], list[list[str]], list[list[list[str]]]]:
         return dispatch.run(
             lambda core: tuple(self._core(core).split(text)),
             lambda: _pure.split_markdown(
@@ -107,19 +125,18 @@ class MarkdownSplitter(SectionSplitter):
                 self._levels,
                 self.strip_headers,
                 self._count(),
+                self.merge_sections,
             ),
         )
 
     def split(self, text: str) -> list[Chunk]:
         """Cut one Markdown document into :class:`ragchunk.Chunk` objects."""
         text = check_parsed_text(text)
-        raw, sections = self._raw(text)
-        return section_chunks(text, raw, sections)
+        raw, sections, merged = self._raw(text)
+        return section_chunks(text, raw, sections, merged)
 
     def split_batch(self, texts: Sequence[str], workers: int | None = None) -> list[list[Chunk]]:
         """:meth:`split` over many documents, in input order; on the Rust backend in parallel
         with the GIL released (a built-in tokenizer or ``length="chars"``), or one after
         another inside the core for a Python tokenizer."""
-        return self._split_batch(
-            texts, workers, lambda doc, result: section_chunks(doc, result[0], result[1])
-        )
+        return self._split_batch(texts, workers, lambda doc, result: section_chunks(doc, *result))

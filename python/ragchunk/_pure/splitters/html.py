@@ -283,13 +283,23 @@ def split_html(
     split_levels: Sequence[int],
     strip_headers: bool,
     count: Callable[[str], int],
-) -> tuple[str, list[MdChunkRaw], list[list[str]]]:
-    """The laid-out text, chunks ``(start, end, size, section, prefix)`` and sections."""
+    merge_sections: bool = False,
+) -> tuple[str, list[MdChunkRaw], list[list[str]], list[list[list[str]]]]:
+    """The laid-out text, chunks ``(start, end, size, section, prefix)``, sections and the
+    paths of the sections merged into each."""
     layout = layout_html(html)
     text = layout.text
     if not layout.blocks:
-        return text, [], []
-    chunks, sections = pack_blocks(
-        text, layout.blocks, chunk_size, overlap, split_levels, strip_headers, 1, count
+        return text, [], [], []
+    chunks, sections, merged = pack_blocks(
+        text,
+        layout.blocks,
+        chunk_size,
+        overlap,
+        split_levels,
+        strip_headers,
+        1,
+        count,
+        merge_sections,
     )
-    return text, chunks, sections
+    return text, chunks, sections, merged

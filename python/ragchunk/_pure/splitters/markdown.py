@@ -318,10 +318,20 @@ def split_markdown(
     split_levels: Sequence[int],
     strip_headers: bool,
     count: Callable[[str], int],
-) -> tuple[list[MdChunkRaw], list[list[str]]]:
-    """Chunks as ``(start, end, size, section, prefix)`` and the sections' heading paths."""
+    merge_sections: bool = False,
+) -> tuple[list[MdChunkRaw], list[list[str]], list[list[list[str]]]]:
+    """Chunks as ``(start, end, size, section, prefix)``, the sections' heading paths and
+    the paths of the sections merged into each (see :func:`.packer.pack_blocks`)."""
     if not text:
-        return [], []
+        return [], [], []
     return pack_blocks(
-        text, scan_blocks(text), chunk_size, overlap, split_levels, strip_headers, 2, count
+        text,
+        scan_blocks(text),
+        chunk_size,
+        overlap,
+        split_levels,
+        strip_headers,
+        2,
+        count,
+        merge_sections,
     )

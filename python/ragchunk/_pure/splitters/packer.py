@@ -317,6 +317,99 @@ def pack_spans(
     return [(s, e, z) for s, e, z, _, _ in packer.out]
 
 
+class _Planner:
+    """Twin of the Rust ``Planner``: which runs of sections become one chunk."""
+
+    def __init__(
+        self,
+        text: str,
+        blocks: Sequence[Block],
+        sections: Sequence[tuple[list[str], int, int]],
+        budget: int,
+        levels: set[int],
+        strip_headers: bool,
+        count: Callable[[str], int],
+    ) -> None:
+        self.text = text
+        self.blocks = blocks
+        self.sections = sections
+        self.budget = budget
+        self.levels = levels
+        self.strip_headers = strip_headers
+        self.count = count
+
+    def block_range(self, lo: int, hi: int) -> tuple[int, int]:
+        a, b = self.sections[lo][1], self.sections[hi - 1][2]
+        if (
+            self.strip_headers
+            and b - a > 1
+            and _common_len(self.sections[lo:hi]) == len(self.sections[lo][0])
+            and self.blocks[a].kind == "heading"
+            and self.blocks[a].level in self.levels
+        ):
+            return a + 1, b
+        return a, b
+
+    def fit(self, lo: int, hi: int) -> int | None:
+        a, b = self.block_range(lo, hi)
+        if a == b:
+            return 0
+        n = self.count(self.text[self.blocks[a].start : self.blocks[b - 1].end])
+        return n if n <= self.budget else None
+
+    def plan(self, k: int, hi: int) -> tuple[bool, list[tuple[int, int, int]]]:
+        """``(whole, groups)`` of section ``k`` and its subtree ``k + 1..hi``."""
+        items: list[tuple[bool, list[tuple[int, int, int]]]] = []
+        _, a, b = self.sections[k]
+        if b > a:
+            size = self.fit(k, k + 1)
+            items.append(
+                (True, [(k, k + 1, size)]) if size is not None else (False, [(k, k + 1, 0)])
+            )
+        j = k + 1
+        while j < hi:
+            d = len(self.sections[j][0])
+            e = j + 1
+            while e < hi and len(self.sections[e][0]) > d:
+                e += 1
+            items.append(self.plan(j, e))
+            j = e
+        groups: list[tuple[int, int, int]] = []
+        run: tuple[int, int, int] | None = None
+        merged_all = True
+        for whole, pieces in items:
+            if whole:
+                lo, end, size = pieces[0]
+                if run is None:
+                    run = (lo, end, size)
+                else:
+                    fits = self.fit(run[0], end)
+                    if fits is not None:
+                        run = (run[0], end, fits)
+                    else:
+                        groups.append(run)
+                        merged_all = False
+                        run = (lo, end, size)
+            else:
+                if run is not None:
+                    groups.append(run)
+                    run = None
+                groups.extend(pieces)
+                merged_all = False
+        if run is not None:
+            groups.append(run)
+        return merged_all and bool(items) and len(groups) == 1, groups
+
+
+def _common_len(sections: Sequence[tuple[list[str], int, int]]) -> int:
+    """Twin of the Rust ``common_len``: the first section's path length when every other
+    section is below it, else its parent's (by depth, not by comparing titles)."""
+    d = len(sections[0][0])
+    if any(len(p) <= d for p, _, _ in sections[1:]):
+        return max(d - 1, 0)
+    return d
+
+
 def pack_blocks(
     text: str,
     blocks: Sequence[Block],
@@ -326,11 +419,16 @@ def pack_blocks(
     strip_headers: bool,
     head_lines: int,
     count: Callable[[str], int],
-) -> tuple[list[MdChunkRaw], list[list[str]]]:
+    merge_sections: bool = False,
+) -> tuple[list[MdChunkRaw], list[list[str]], list[list[list[str]]]]:
     """Twin of the Rust ``pack_blocks``: sections, then packing of each section's blocks
-    (``head_lines`` lines of a table block are its repeated header)."""
+    (``head_lines`` lines of a table block are its repeated header); with
+    ``merge_sections``, small adjacent sections of one parent share a chunk. Returns the
+    chunks, each chunk section's heading path, and the paths of the sections merged into
+    each (empty for a single section)."""
     levels = set(split_levels)
-    packer = _Packer(text, max(chunk_size, 1), count, head_lines)
+    budget = max(chunk_size, 1)
+    packer = _Packer(text, budget, count, head_lines)
     stack: list[tuple[int, str]] = []
     sec_start = 0
     sections: list[tuple[list[str], int, int]] = []
@@ -342,19 +440,30 @@ def pack_blocks(
             stack.append((blk.level, blk.text))
             sec_start = bi
     sections.append(([t for _, t in stack], sec_start, len(blocks)))
+    planner = _Planner(text, blocks, sections, budget, levels, strip_headers, count)
+    if merge_sections:
+        groups = planner.plan(0, len(sections))[1]
+    else:
+        groups = [(k, k + 1, 0) for k in range(len(sections))]
     paths: list[list[str]] = []
-    for path, a, b in sections:
-        sel = blocks[a:b]
-        # Stripped only when the section has other content (else the heading would be lost).
-        if strip_headers and len(sel) > 1 and sel[0].kind == "heading" and sel[0].level in levels:
-            sel = sel[1:]
-        if not sel and not path:
+    merged: list[list[list[str]]] = []
+    for lo, hi, size in groups:
+        a, b = planner.block_range(lo, hi)
+        if a == b and not sections[lo][0]:
             continue
         packer.section = len(paths)
-        paths.append(path)
+        if hi - lo > 1:
+            group = sections[lo:hi]
+            paths.append(sections[lo][0][: _common_len(group)])
+            merged.append([list(p) for p, _, _ in group])
+            packer.out.append((blocks[a].start, blocks[b - 1].end, size, packer.section, None))
+            continue
+        paths.append(sections[lo][0])
+        merged.append([])
+        sel = blocks[a:b]
         units = [(blk.start, blk.end) for blk in sel]
         packer.pack(units, 0, [blk.kind for blk in sel], None, overlap)
     used = sorted({c[3] for c in packer.out})
     remap = {old: new for new, old in enumerate(used)}
     chunks = [(s, e, z, remap[sec], p) for s, e, z, sec, p in packer.out]
-    return chunks, [paths[i] for i in used]
+    return chunks, [paths[i] for i in used], [merged[i] for i in used]
