@@ -26,8 +26,10 @@ use crate::batch::{self, BatchError};
 struct Part {
     /// Local term ids, in order of first appearance.
     vocab: Vocab,
-    /// `(local term id, term frequency)` of every document, one run per document.
+    /// `(local term id, term frequency)` of every document, one run per document: the first
+    /// `used` entries; the rest are zeros, room for the document being added.
     counts: Vec<(u32, u32)>,
+    used: usize,
     /// Per document: the end of its run in `counts`, and its length in tokens.
     ends: Vec<usize>,
     lens: Vec<u32>,
@@ -38,6 +40,8 @@ struct Part {
 impl Part {
     /// Adds one document given as text, tokenized by `kind`.
     fn add_text(&mut self, text: &str, kind: Kind) {
+        // A token takes at least one byte.
+        self.make_room(text.len());
         let doc = self.ends.len() as u32;
         let mut len = 0u32;
         // A concrete closure, so that counting is inlined into the tokenizer's loop.
@@ -45,18 +49,19 @@ impl Part {
             len += 1;
             self.count(doc, tok, h);
         });
-        self.ends.push(self.counts.len());
+        self.ends.push(self.used);
         self.lens.push(len);
     }
 
     /// Adds one document given as tokens.
     fn add_tokens<S: AsRef<str>>(&mut self, tokens: &[S]) {
+        self.make_room(tokens.len());
         let doc = self.ends.len() as u32;
         for t in tokens {
             let t = t.as_ref();
             self.count(doc, t, hash_bytes(t.as_bytes()));
         }
-        self.ends.push(self.counts.len());
+        self.ends.push(self.used);
         self.lens.push(tokens.len() as u32);
     }
 
@@ -67,14 +72,28 @@ impl Part {
         if id == self.seen.len() {
             self.seen.push((u32::MAX, 0));
         }
-        let at = self.counts.len() as u32;
-        let seen = &mut self.seen[id];
-        if seen.0 == doc {
-            self.counts[seen.1 as usize].1 += 1;
-        } else {
-            *seen = (doc, at);
-            self.counts.push((id as u32, 1));
+        // Without a branch on whether the term is new to the document (it is about as often
+        // as not): a new term takes the next entry, whose count is still zero.
+        let (last, place) = self.seen[id];
+        let fresh = last != doc;
+        let at = if fresh { self.used } else { place as usize };
+        self.counts[at] = (id as u32, self.counts[at].1 + 1);
+        self.seen[id] = (doc, at as u32);
+        self.used += usize::from(fresh);
+    }
+
+    /// Zeroed room in `counts` for a document of up to `tokens` tokens.
+    fn make_room(&mut self, tokens: usize) {
+        let need = self.used + tokens;
+        if self.counts.len() < need {
+            self.counts.resize(need.max(self.counts.len() * 2), (0, 0));
         }
+    }
+
+    /// The part with its spare room dropped.
+    fn sealed(mut self) -> Part {
+        self.counts.truncate(self.used);
+        self
     }
 
     /// The documents' runs of `(local term id, tf)`, in order.
@@ -158,7 +177,7 @@ impl Index {
         for doc in docs {
             part.add_tokens(doc);
         }
-        Index::from_parts(vec![part], params)
+        Index::from_parts(vec![part.sealed()], params)
     }
 
     /// Tokenizes and indexes `texts`, in parallel (blocks of documents each build a local
@@ -190,14 +209,19 @@ impl Index {
     ) -> Result<Index, BatchError> {
         let build = |docs: &[S]| {
             let bytes: usize = docs.iter().map(|d| d.as_ref().len()).sum();
+            let terms = bytes / 32 + 16;
             let mut part = Part {
-                vocab: Vocab::with_capacity(bytes / 32 + 16),
+                vocab: Vocab::with_capacity(terms),
+                counts: vec![(0, 0); bytes / 8 + 16],
+                ends: Vec::with_capacity(docs.len()),
+                lens: Vec::with_capacity(docs.len()),
+                seen: Vec::with_capacity(terms),
                 ..Part::default()
             };
             for d in docs {
                 part.add_text(d.as_ref(), kind);
             }
-            part
+            part.sealed()
         };
         // One block runs on the calling thread: handing it to the pool would only add the
         // latency of waking a worker.
