@@ -61,7 +61,8 @@ def measure(
     """Per contender: the time of one call in each round, and its last ranking."""
     reps: dict[str, int] = {}
     rankings: dict[str, Ranking] = {}
-    for name, fn in contenders:  # warm-up, and how many calls fill the budget
+    for name, fn in contenders:  # warm-up, then how many warm calls fill the budget
+        fn()  # a first call can pay one-time costs (a full garbage collection, imports)
         t0 = time.perf_counter()
         rankings[name] = fn()
         reps[name] = max(1, int(budget / max(time.perf_counter() - t0, 1e-6)))

@@ -26,19 +26,22 @@ use crate::batch::{self, BatchError};
 struct Part {
     /// Local term ids, in order of first appearance.
     vocab: Vocab,
-    /// `(local term id, term frequency)` of every document, one run per document.
+    /// `(local term id, term frequency)` of every document, one run per document: the first
+    /// `used` entries; the rest are zeros, room for the document being added.
     counts: Vec<(u32, u32)>,
+    used: usize,
     /// Per document: the end of its run in `counts`, and its length in tokens.
     ends: Vec<usize>,
     lens: Vec<u32>,
-    /// Per local term: the last document it was seen in, and its place in `counts`.
-    seen_in: Vec<u32>,
-    slot: Vec<usize>,
+    /// Per local term: the last document it was seen in, and its place in `counts` there.
+    seen: Vec<(u32, u32)>,
 }
 
 impl Part {
     /// Adds one document given as text, tokenized by `kind`.
     fn add_text(&mut self, text: &str, kind: Kind) {
+        // A token takes at least one byte.
+        self.make_room(text.len());
         let doc = self.ends.len() as u32;
         let mut len = 0u32;
         // A concrete closure, so that counting is inlined into the tokenizer's loop.
@@ -46,18 +49,19 @@ impl Part {
             len += 1;
             self.count(doc, tok, h);
         });
-        self.ends.push(self.counts.len());
+        self.ends.push(self.used);
         self.lens.push(len);
     }
 
     /// Adds one document given as tokens.
     fn add_tokens<S: AsRef<str>>(&mut self, tokens: &[S]) {
+        self.make_room(tokens.len());
         let doc = self.ends.len() as u32;
         for t in tokens {
             let t = t.as_ref();
             self.count(doc, t, hash_bytes(t.as_bytes()));
         }
-        self.ends.push(self.counts.len());
+        self.ends.push(self.used);
         self.lens.push(tokens.len() as u32);
     }
 
@@ -65,17 +69,31 @@ impl Part {
     #[inline(always)]
     fn count(&mut self, doc: u32, tok: &str, h: u64) {
         let id = self.vocab.get_or_insert_hashed(tok, h) as usize;
-        if id == self.seen_in.len() {
-            self.seen_in.push(u32::MAX);
-            self.slot.push(0);
+        if id == self.seen.len() {
+            self.seen.push((u32::MAX, 0));
         }
-        if self.seen_in[id] == doc {
-            self.counts[self.slot[id]].1 += 1;
-        } else {
-            self.seen_in[id] = doc;
-            self.slot[id] = self.counts.len();
-            self.counts.push((id as u32, 1));
+        // Without a branch on whether the term is new to the document (it is about as often
+        // as not): a new term takes the next entry, whose count is still zero.
+        let (last, place) = self.seen[id];
+        let fresh = last != doc;
+        let at = if fresh { self.used } else { place as usize };
+        self.counts[at] = (id as u32, self.counts[at].1 + 1);
+        self.seen[id] = (doc, at as u32);
+        self.used += usize::from(fresh);
+    }
+
+    /// Zeroed room in `counts` for a document of up to `tokens` tokens.
+    fn make_room(&mut self, tokens: usize) {
+        let need = self.used + tokens;
+        if self.counts.len() < need {
+            self.counts.resize(need.max(self.counts.len() * 2), (0, 0));
         }
+    }
+
+    /// The part with its spare room dropped.
+    fn sealed(mut self) -> Part {
+        self.counts.truncate(self.used);
+        self
     }
 
     /// The documents' runs of `(local term id, tf)`, in order.
@@ -146,6 +164,9 @@ impl Scratch {
 /// Below this many queries a batch runs on the calling thread.
 const PARALLEL_QUERIES: usize = 256;
 
+/// Up to this many documents (and `k <= SMALL_K`), a query scores every document.
+const DENSE_DOCS: usize = 1024;
+
 /// Up to this `k`, the best documents are kept in a sorted buffer; above, selected at the end.
 const SMALL_K: usize = 32;
 
@@ -156,7 +177,7 @@ impl Index {
         for doc in docs {
             part.add_tokens(doc);
         }
-        Index::from_parts(vec![part], params)
+        Index::from_parts(vec![part.sealed()], params)
     }
 
     /// Tokenizes and indexes `texts`, in parallel (blocks of documents each build a local
@@ -188,14 +209,19 @@ impl Index {
     ) -> Result<Index, BatchError> {
         let build = |docs: &[S]| {
             let bytes: usize = docs.iter().map(|d| d.as_ref().len()).sum();
+            let terms = bytes / 32 + 16;
             let mut part = Part {
-                vocab: Vocab::with_capacity(bytes / 32 + 16),
+                vocab: Vocab::with_capacity(terms),
+                counts: vec![(0, 0); bytes / 8 + 16],
+                ends: Vec::with_capacity(docs.len()),
+                lens: Vec::with_capacity(docs.len()),
+                seen: Vec::with_capacity(terms),
                 ..Part::default()
             };
             for d in docs {
                 part.add_text(d.as_ref(), kind);
             }
-            part
+            part.sealed()
         };
         // One block runs on the calling thread: handing it to the pool would only add the
         // latency of waking a worker.
@@ -358,11 +384,49 @@ impl Index {
         out
     }
 
+    /// [`Index::top_k_terms`] of a small index: every document's score summed in place (no
+    /// record of which documents the query touched), then one pass in document order keeps
+    /// the best `k` (`1 <= k <= n_docs`) in a sorted buffer.
+    fn top_k_dense(&self, terms: &[u32], k: usize, score: &mut [f64]) -> Vec<(u32, f64)> {
+        score.fill(0.0);
+        for &t in terms {
+            let (lo, hi) = (self.offsets[t as usize], self.offsets[t as usize + 1]);
+            for (&d, &s) in self.post_doc[lo..hi].iter().zip(&self.post_score[lo..hi]) {
+                score[d as usize] += s;
+            }
+        }
+        let mut best: Vec<(u32, f64)> = Vec::with_capacity(k + 1);
+        for (d, &s) in score.iter().enumerate() {
+            if best.len() == k {
+                // Scores are never NaN (nor -0.0); on an equal score the later document loses.
+                if s <= best[k - 1].1 {
+                    continue;
+                }
+                best.pop();
+            }
+            let mut at = best.len();
+            while at > 0 && s > best[at - 1].1 {
+                at -= 1;
+            }
+            best.insert(at, (d as u32, s));
+        }
+        best
+    }
+
     fn top_k_terms(&self, terms: &[u32], k: usize, scratch: &mut Scratch) -> Vec<(u32, f64)> {
         let k = k.min(self.n_docs);
         if k == 0 {
             return Vec::new();
         }
+        if self.n_docs <= DENSE_DOCS && k <= SMALL_K {
+            return self.top_k_dense(terms, k, &mut scratch.score);
+        }
+        self.top_k_sparse(terms, k, scratch)
+    }
+
+    /// [`Index::top_k_terms`] of a large index (`1 <= k <= n_docs`): only the documents the
+    /// query touches are scored and ranked, the first untouched ones fill in with 0.
+    fn top_k_sparse(&self, terms: &[u32], k: usize, scratch: &mut Scratch) -> Vec<(u32, f64)> {
         if scratch.generation == u32::MAX {
             scratch.stamp.fill(0);
             scratch.generation = 0;
@@ -629,8 +693,14 @@ mod tests {
             for k in [1, 3, 20, 40] {
                 // One working memory for every query, as a batch uses it.
                 let batch = index.top_k_batch(&queries, k).unwrap();
+                let mut scratch = Scratch::new(&index);
                 for (q, got) in queries.iter().zip(&batch) {
-                    assert_eq!(got, &top_k(&index.scores(q), k), "{docs:?} {q:?} {k}");
+                    let want = top_k(&index.scores(q), k);
+                    assert_eq!(got, &want, "{docs:?} {q:?} {k}");
+                    // The path of large indexes, on this small one.
+                    let terms: Vec<u32> = q.iter().filter_map(|t| index.vocab.get(t)).collect();
+                    let sparse = index.top_k_sparse(&terms, k.min(n_docs), &mut scratch);
+                    assert_eq!(sparse, want, "{docs:?} {q:?} {k}");
                 }
             }
         }

@@ -185,13 +185,223 @@ pub fn for_each_token(text: &str, kind: Kind, mut f: impl FnMut(&str)) {
     for_each_token_hashed(text, kind, |t, _| f(t));
 }
 
-/// [`for_each_token`], each token with its [`hash_bytes`]. Words of ASCII letters and digits
-/// (nearly all of them in English text) are found by a byte-class table, lowercased only when
-/// they hold a capital, and a word of up to 7 bytes is packed once for both the stop-word check
-/// and its hash.
-pub fn for_each_token_hashed(text: &str, kind: Kind, mut f: impl FnMut(&str, u64)) {
-    let fold = kind != Kind::Whitespace;
+/// [`for_each_token`], each token with its [`hash_bytes`].
+///
+/// The text is first classified 16 bytes at a time into two bit masks (ASCII letters and
+/// digits; those plus every byte of a non-ASCII character), and words are then found by
+/// counting trailing zeros, not byte by byte. A word of ASCII letters and digits (nearly every
+/// word of English text) is lowercased, packed, checked against the stop words and hashed in a
+/// few integer operations when it has up to 8 bytes. A run that holds a non-ASCII character
+/// goes through [`scan_words`], one character at a time: a run is bounded by ASCII separators,
+/// so it splits into the same tokens either way.
+pub fn for_each_token_hashed(text: &str, kind: Kind, f: impl FnMut(&str, u64)) {
+    let words = text.len() / 64 + 1;
+    // Texts up to 2 KB (chunks, queries) keep their masks on the stack.
+    if words <= 32 {
+        let (mut alnum, mut run) = ([0u64; 32], [0u64; 32]);
+        let masks = Masks::fill(text.as_bytes(), &mut alnum[..words], &mut run[..words]);
+        scan_masked(text, &masks, kind, f);
+    } else {
+        let (mut alnum, mut run) = (vec![0u64; words], vec![0u64; words]);
+        let masks = Masks::fill(text.as_bytes(), &mut alnum, &mut run);
+        scan_masked(text, &masks, kind, f);
+    }
+}
+
+/// [`for_each_token_hashed`] once the masks of `text` are made.
+#[inline(always)]
+fn scan_masked(text: &str, masks: &Masks<'_>, kind: Kind, mut f: impl FnMut(&str, u64)) {
+    let bytes = text.as_bytes();
     let mut scratch = String::new();
+    let mut pos = 0;
+    while let Some(s) = masks.next_run(pos) {
+        let end = next_clear(masks.alnum, s);
+        if bit(masks.run, end) {
+            // The run goes on with a non-ASCII character.
+            let e = next_clear(masks.run, end);
+            scan_words(&text[s..e], kind, &mut scratch, &mut f);
+            pos = e;
+            continue;
+        }
+        pos = end;
+        let len = end - s;
+        let fold = kind != Kind::Whitespace;
+        if len <= 8 {
+            let raw = load8(bytes, s) & low_bytes(len);
+            // ASCII letters and digits all have bit 0x20 set in their lowercase form.
+            let key = if fold {
+                raw | (0x2020_2020_2020_2020 & low_bytes(len))
+            } else {
+                raw
+            };
+            if len <= STOP_MAX && kind == Kind::English && STOP_TABLE[stop_slot(key)] == key {
+                continue;
+            }
+            let h = if len <= STOP_MAX {
+                finish(mix(0, key), len)
+            } else {
+                finish(mix(mix(0, key), 0), len)
+            };
+            if key == raw {
+                f(&text[s..end], h);
+            } else {
+                let buf = key.to_le_bytes();
+                // SAFETY: the bytes are ASCII letters and digits, so valid UTF-8.
+                f(unsafe { std::str::from_utf8_unchecked(&buf[..len]) }, h);
+            }
+        } else {
+            let word = &text[s..end];
+            let token: &str = if fold && word.bytes().any(|b| b.is_ascii_uppercase()) {
+                scratch.clear();
+                scratch.push_str(word);
+                scratch.make_ascii_lowercase();
+                &scratch
+            } else {
+                word
+            };
+            f(token, hash_bytes(token.as_bytes()));
+        }
+    }
+}
+
+/// `bytes[i..i + 8]` as a little-endian integer, zero-padded past the end of `bytes`.
+#[inline(always)]
+fn load8(bytes: &[u8], i: usize) -> u64 {
+    match bytes.get(i..i + 8) {
+        Some(w) => {
+            let mut a = [0u8; 8];
+            a.copy_from_slice(w);
+            u64::from_le_bytes(a)
+        }
+        None => pack(&bytes[i..]),
+    }
+}
+
+/// The low `len` bytes set (`len <= 8`).
+#[inline(always)]
+fn low_bytes(len: usize) -> u64 {
+    if len >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * len)) - 1
+    }
+}
+
+/// One bit per byte of a text (bit `i % 64` of word `i / 64`): `alnum` for ASCII letters and
+/// digits, `run` for those and every byte of a non-ASCII character. The bits past the text are
+/// clear, and there is always at least one of them.
+struct Masks<'a> {
+    alnum: &'a [u64],
+    run: &'a [u64],
+}
+
+impl<'a> Masks<'a> {
+    /// The masks of `bytes`, made in `alnum_bits` and `run_bits` (zeroed, `bytes.len() / 64 + 1`
+    /// long).
+    fn fill(bytes: &[u8], alnum_bits: &'a mut [u64], run_bits: &'a mut [u64]) -> Masks<'a> {
+        for (i, block) in bytes.chunks(16).enumerate() {
+            let (alnum, wide) = if block.len() == 16 {
+                classify16(block)
+            } else {
+                let mut padded = [0u8; 16];
+                padded[..block.len()].copy_from_slice(block);
+                classify16(&padded)
+            };
+            let shift = (i % 4) * 16;
+            alnum_bits[i / 4] |= u64::from(alnum) << shift;
+            run_bits[i / 4] |= u64::from(alnum | wide) << shift;
+        }
+        Masks {
+            alnum: alnum_bits,
+            run: run_bits,
+        }
+    }
+
+    /// The first byte at or after `pos` that starts or continues a run.
+    #[inline(always)]
+    fn next_run(&self, pos: usize) -> Option<usize> {
+        let mut w = pos / 64;
+        let mut bits = *self.run.get(w)? >> (pos % 64);
+        if bits != 0 {
+            return Some(pos + bits.trailing_zeros() as usize);
+        }
+        loop {
+            w += 1;
+            bits = *self.run.get(w)?;
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+    }
+}
+
+/// Whether bit `i` of `m` is set.
+#[inline(always)]
+fn bit(m: &[u64], i: usize) -> bool {
+    m[i / 64] >> (i % 64) & 1 != 0
+}
+
+/// The first clear bit of `m` at or after `pos` (there is one: see [`Masks`]).
+#[inline(always)]
+fn next_clear(m: &[u64], pos: usize) -> usize {
+    let mut w = pos / 64;
+    let bits = !m[w] >> (pos % 64);
+    if bits != 0 {
+        return pos + bits.trailing_zeros() as usize;
+    }
+    loop {
+        w += 1;
+        let bits = !m[w];
+        if bits != 0 {
+            return w * 64 + bits.trailing_zeros() as usize;
+        }
+    }
+}
+
+/// Bit `i` set for each of the 16 bytes that is an ASCII letter or digit, and for each that
+/// is not ASCII.
+#[inline(always)]
+fn classify16(block: &[u8]) -> (u16, u16) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of every x86_64 CPU; `block` is 16 bytes long.
+        unsafe { classify16_sse2(block) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut alnum, mut wide) = (0u16, 0u16);
+        for (i, &b) in block.iter().enumerate() {
+            alnum |= u16::from(b.is_ascii_alphanumeric()) << i;
+            wide |= u16::from(b >= 0x80) << i;
+        }
+        (alnum, wide)
+    }
+}
+
+/// [`classify16`] with SSE2: `b - lo <= hi - lo` as unsigned bytes is a signed compare after
+/// flipping the top bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+unsafe fn classify16_sse2(block: &[u8]) -> (u16, u16) {
+    use std::arch::x86_64::*;
+    debug_assert_eq!(block.len(), 16);
+    // SAFETY: `block` holds 16 bytes; `loadu` needs no alignment.
+    let v = unsafe { _mm_loadu_si128(block.as_ptr().cast::<__m128i>()) };
+    let flip = _mm_set1_epi8(-128);
+    let in_range = |x: __m128i, lo: u8, width: i8| {
+        let t = _mm_xor_si128(_mm_sub_epi8(x, _mm_set1_epi8(lo as i8)), flip);
+        _mm_cmplt_epi8(t, _mm_set1_epi8(-128 + width))
+    };
+    let letter = in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), b'a', 26);
+    let digit = in_range(v, b'0', 10);
+    let alnum = _mm_movemask_epi8(_mm_or_si128(letter, digit)) as u16;
+    let wide = _mm_movemask_epi8(v) as u16;
+    (alnum, wide)
+}
+
+/// The tokens of `text` one character at a time (the words that hold non-ASCII characters).
+fn scan_words(text: &str, kind: Kind, scratch: &mut String, f: &mut impl FnMut(&str, u64)) {
+    let fold = kind != Kind::Whitespace;
     let bytes = text.as_bytes();
     let n = bytes.len();
     let mut i = 0;
@@ -235,20 +445,19 @@ pub fn for_each_token_hashed(text: &str, kind: Kind, mut f: impl FnMut(&str, u64
         }
         let word = &text[start..i];
         if seen & WIDE != 0 {
-            emit_wide_word(word, kind, &mut scratch, &mut f);
+            emit_wide_word(word, kind, scratch, f);
             continue;
         }
         let token: &str = if seen & UPPER != 0 && fold {
             scratch.clear();
             scratch.push_str(word);
             scratch.make_ascii_lowercase();
-            &scratch
+            scratch
         } else {
             word
         };
         let b = token.as_bytes();
         if b.len() <= STOP_MAX {
-            // Short words: one packed integer is both the stop-word key and the hashed rest.
             let key = pack(b);
             if kind == Kind::English && is_stop_key(key, b.len()) {
                 continue;
@@ -373,6 +582,90 @@ mod tests {
         }
         assert_ne!(hash_bytes(b"ab"), hash_bytes(b"ab\0"));
         assert_ne!(hash_bytes(b"abcdefgh"), hash_bytes(b"abcdefgh\0"));
+    }
+
+    #[test]
+    fn word_scan_by_masks_equals_the_character_scan() {
+        let pieces = [
+            "a",
+            "The",
+            "THE",
+            "of",
+            "Of",
+            "x",
+            "12345678",
+            "abcdefgh",
+            "ABCDEFGHI",
+            "abcdefghijklmno",
+            "ABCDEFGHIJKLMNOP",
+            "Ab3defghIJ12345",
+            "Th\u{e9}",
+            "caf\u{e9}",
+            "\u{e9}t\u{e9}",
+            "\u{2014}",
+            "\u{6771}\u{4eac}",
+            "\u{feff}",
+            " ",
+            "  ",
+            "\n",
+            ".",
+            "'s",
+            "-",
+            "which",
+            "Whom",
+            "yOuR",
+            "supercalifragilistic",
+            "\u{3a3}A",
+            "\u{212a}",
+            "x\u{a0}y",
+            "\u{ff0c}",
+            "9",
+            "\t\t",
+        ];
+        let mut seed = 11u64;
+        let mut next = move |m: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % m
+        };
+        for _ in 0..3000 {
+            let text: String = (0..next(60)).map(|_| pieces[next(pieces.len())]).collect();
+            for kind in [Kind::English, Kind::Cjk, Kind::Whitespace] {
+                let mut fast = Vec::new();
+                for_each_token_hashed(&text, kind, |t, h| fast.push((t.to_owned(), h)));
+                let mut slow = Vec::new();
+                scan_words(&text, kind, &mut String::new(), &mut |t: &str, h| {
+                    slow.push((t.to_owned(), h))
+                });
+                assert_eq!(fast, slow, "{text:?} {kind:?}");
+                for (t, h) in &fast {
+                    assert_eq!(*h, hash_bytes(t.as_bytes()), "{t:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_hash_tells_short_strings_of_one_length_apart() {
+        // The vocabulary relies on it: no two strings of the same length up to 8 bytes share
+        // a hash (checked on a dense sample of each length).
+        let mut seen = std::collections::HashMap::new();
+        let alphabet = b"ab\0\xffz9";
+        for len in 0..=8usize {
+            for n in 0..alphabet.len().pow(len.min(5) as u32) {
+                let mut word = vec![b'q'; len];
+                let mut x = n;
+                for b in word.iter_mut().take(5) {
+                    *b = alphabet[x % alphabet.len()];
+                    x /= alphabet.len();
+                }
+                let h = hash_bytes(&word);
+                if let Some(other) = seen.insert((h, len), word.clone()) {
+                    assert_eq!(other, word);
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,8 +1,22 @@
 //! The term dictionary of a BM25 index: term ids in order of first appearance, every term's
 //! text in one buffer, and an open-addressing table of ids (linear probing, at most half full)
 //! looked up by a term's text without allocating.
+//!
+//! [`hash_bytes`] is one-to-one on the strings of any one length up to 8 bytes (packing them
+//! into an integer, multiplying by an odd constant and the final xor-shift can all be undone),
+//! so two such terms with the same hash and length are equal and their texts are never
+//! compared.
 
 use super::tokenize::hash_bytes;
+
+/// One place of the table: a term's whole hash, its length and `id + 1` (0: empty), so that a
+/// probe reads one place and, for a term of up to 8 bytes, nothing else.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    hash: u64,
+    id1: u32,
+    len: u32,
+}
 
 /// Interned terms, ids `0..len()` in order of first appearance.
 #[derive(Debug, Default)]
@@ -10,21 +24,13 @@ pub struct Vocab {
     /// Every term's text, one after another; term `i` ends at `ends[i]`.
     text: String,
     ends: Vec<usize>,
-    hashes: Vec<u64>,
-    /// Per slot: the high 32 bits of the term's hash and `id + 1` in the low 32, 0 for an empty
-    /// slot; a power of two long.
-    slots: Vec<u64>,
+    /// A power of two long, at most half full.
+    slots: Vec<Slot>,
 }
 
 #[inline]
 fn hash(term: &str) -> u64 {
     hash_bytes(term.as_bytes())
-}
-
-/// The slot value of term `id` with hash `h`.
-#[inline]
-fn slot(h: u64, id: u32) -> u64 {
-    (h & !0xffff_ffff) | u64::from(id + 1)
 }
 
 impl Vocab {
@@ -33,8 +39,7 @@ impl Vocab {
         Vocab {
             text: String::with_capacity(terms * 8),
             ends: Vec::with_capacity(terms),
-            hashes: Vec::with_capacity(terms),
-            slots: vec![0; (terms * 2).next_power_of_two().max(16)],
+            slots: vec![Slot::default(); (terms * 2).next_power_of_two().max(16)],
         }
     }
 
@@ -56,20 +61,20 @@ impl Vocab {
     }
 
     /// The slot holding `term` (hash `h`), or the empty slot where it would go.
-    #[inline]
+    #[inline(always)]
     fn find(&self, term: &str, h: u64) -> Result<usize, usize> {
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
             let s = self.slots[i];
-            if s == 0 {
+            if s.id1 == 0 {
                 return Err(i);
             }
-            if (s ^ h) >> 32 == 0 {
-                let id = (s as u32) - 1;
-                if self.hashes[id as usize] == h && self.term(id) == term {
-                    return Ok(i);
-                }
+            if s.hash == h
+                && s.len as usize == term.len()
+                && (term.len() <= 8 || self.term(s.id1 - 1) == term)
+            {
+                return Ok(i);
             }
             i = (i + 1) & mask;
         }
@@ -87,7 +92,7 @@ impl Vocab {
         if self.slots.is_empty() {
             return None;
         }
-        self.find(term, h).ok().map(|i| self.slots[i] as u32 - 1)
+        self.find(term, h).ok().map(|i| self.slots[i].id1 - 1)
     }
 
     /// The id of `term`, added with the next id if it is new.
@@ -97,36 +102,42 @@ impl Vocab {
     }
 
     /// [`Vocab::get_or_insert`] of a term whose [`hash_bytes`] is `h`.
-    #[inline]
+    #[inline(always)]
     pub fn get_or_insert_hashed(&mut self, term: &str, h: u64) -> u32 {
         if self.slots.is_empty() {
             *self = Vocab::with_capacity(8);
         }
         match self.find(term, h) {
-            Ok(i) => self.slots[i] as u32 - 1,
-            Err(i) => {
-                let id = self.ends.len() as u32;
-                self.text.push_str(term);
-                self.ends.push(self.text.len());
-                self.hashes.push(h);
-                self.slots[i] = slot(h, id);
-                if self.ends.len() * 2 > self.slots.len() {
-                    self.grow();
-                }
-                id
-            }
+            Ok(i) => self.slots[i].id1 - 1,
+            Err(i) => self.insert_at(i, term, h),
         }
     }
 
+    #[inline(never)]
+    fn insert_at(&mut self, i: usize, term: &str, h: u64) -> u32 {
+        let id = self.ends.len() as u32;
+        self.text.push_str(term);
+        self.ends.push(self.text.len());
+        self.slots[i] = Slot {
+            hash: h,
+            id1: id + 1,
+            len: term.len() as u32,
+        };
+        if self.ends.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
     fn grow(&mut self) {
-        let mut slots = vec![0u64; self.slots.len() * 2];
+        let mut slots = vec![Slot::default(); self.slots.len() * 2];
         let mask = slots.len() - 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut i = h as usize & mask;
-            while slots[i] != 0 {
+        for s in self.slots.iter().filter(|s| s.id1 != 0) {
+            let mut i = s.hash as usize & mask;
+            while slots[i].id1 != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = slot(h, id as u32);
+            slots[i] = *s;
         }
         self.slots = slots;
     }

@@ -90,6 +90,55 @@ def test_tokenizers_agree_across_backends(text: str) -> None:
         assert got == pure(text, kind)
 
 
+# Word-like pieces: short and long ASCII words in any case (some of them stop words), digits,
+# accented and CJK letters, and ASCII and Unicode separators; long texts cross the 64-byte
+# blocks the Rust tokenizer scans by.
+pieces = st.sampled_from(
+    [
+        "The",
+        "of",
+        "WHICH",
+        "a",
+        "x",
+        "Chroma",
+        "12345678",
+        "abcdefgh",
+        "ABCDEFGHIJK",
+        "q9",
+        "embeddings",
+        "café",
+        "Ärger",
+        "東京",
+        "ΣΑΣ",
+        " ",
+        "  ",
+        "\n",
+        ".",
+        "'",
+        "-",
+        "—",
+        "，",
+        "\xa0",
+    ]
+)
+texts = st.lists(pieces, max_size=80).map("".join)
+
+
+@given(texts)
+def test_word_like_text_tokenizes_alike_on_both_backends(text: str) -> None:
+    from ragchunk._pure.eval.tokenize import tokenize as pure
+
+    for kind in ("english", "cjk", "whitespace"):
+        assert tokenize(text, kind) == pure(text, kind)
+
+
+@given(docs=st.lists(texts, min_size=1, max_size=8), queries=st.lists(texts, max_size=4))
+def test_searching_texts_equals_searching_their_tokens(docs: list[str], queries: list[str]) -> None:
+    by_text = BM25().index(docs).search(queries, 3)
+    by_tokens = BM25().index_tokens([tokenize(d) for d in docs])
+    assert by_text == by_tokens.search_tokens([tokenize(q) for q in queries], 3)
+
+
 def test_callable_tokenizer_and_bad_arguments() -> None:
     index = BM25(tokenizer=str.split).index(["x y", "y z", "q"])
     assert [i for i, _ in index.search(["z"], 1)[0]] == [1]
