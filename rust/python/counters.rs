@@ -160,6 +160,10 @@ pub(super) fn count_ordinary_batch(
     })
 }
 
+/// Texts shorter than this (UTF-8 bytes) have their spans counted on the calling thread when
+/// no worker count is given.
+const SPANS_ON_ONE_THREAD: usize = 96 << 10;
+
 /// `[len(encoding.encode_ordinary(text[s:e])) for s, e in spans]` (code-point spans), in
 /// parallel with the GIL released: the slices are never made as Python strings.
 #[pyfunction]
@@ -187,6 +191,13 @@ pub(super) fn count_ordinary_spans(
         }
         let ranges =
             crate::text::offsets::byte_ranges(text, &unsigned).map_err(PyValueError::new_err)?;
+        // Spreading a small text's spans over the pool costs more than it saves (waking the
+        // workers, splitting the work): for a text's sentences, 0.44 ms against 0.31 ms on one
+        // thread at 47 KB, even at 91 KB, the pool ahead at 185 KB (1.27 ms against 1.62 ms).
+        let workers = match workers {
+            None if text.len() < SPANS_ON_ONE_THREAD => Some(1),
+            w => w,
+        };
         map_docs(py, &ranges, workers, |&(s, e)| {
             tok.count_ordinary(&text[s..e])
         })

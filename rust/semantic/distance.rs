@@ -4,29 +4,31 @@
 
 use super::Matrix;
 
-/// `sum(a[k] * b[k])` in f64, numpy's pairwise order (see [`super::stats::pairwise_sum`]).
-fn dot(a: &[f32], b: &[f32]) -> f64 {
-    let products: Vec<f64> = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
-        .collect();
-    super::stats::pairwise_sum(&products)
+/// `sum(a[k] * b[k])` in f64, numpy's pairwise order (see [`super::stats::pairwise_sum`]);
+/// `products` is scratch space, reused between calls so that no product vector is allocated
+/// per pair.
+fn dot(a: &[f32], b: &[f32], products: &mut Vec<f64>) -> f64 {
+    products.clear();
+    products.extend(a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)));
+    super::stats::pairwise_sum(products)
 }
 
-/// The Euclidean norm of `a` in f64.
-fn norm(a: &[f32]) -> f64 {
-    dot(a, a).sqrt()
+/// The Euclidean norm of every row in f64.
+fn norms(m: &Matrix<'_>, products: &mut Vec<f64>) -> Vec<f64> {
+    (0..m.rows)
+        .map(|i| dot(m.row(i), m.row(i), products).sqrt())
+        .collect()
 }
 
 /// `1 - cosine(row i, row i + 1)` for every consecutive pair: `rows - 1` values (none for
 /// fewer than two rows). A pair with a zero vector has similarity 0 (distance 1), as
 /// LangChain's `cosine_similarity` maps NaN and infinity to 0.
 pub fn consecutive_cosine(m: &Matrix<'_>) -> Vec<f64> {
-    let norms: Vec<f64> = (0..m.rows).map(|i| norm(m.row(i))).collect();
+    let mut products = Vec::with_capacity(m.dim);
+    let norms = norms(m, &mut products);
     (1..m.rows)
         .map(|i| {
-            let sim = dot(m.row(i - 1), m.row(i)) / (norms[i - 1] * norms[i]);
+            let sim = dot(m.row(i - 1), m.row(i), &mut products) / (norms[i - 1] * norms[i]);
             1.0 - if sim.is_finite() { sim } else { 0.0 }
         })
         .collect()
@@ -34,11 +36,12 @@ pub fn consecutive_cosine(m: &Matrix<'_>) -> Vec<f64> {
 
 /// The full `rows x rows` cosine similarity matrix (row-major), for the clustering chunker.
 pub fn cosine_matrix(m: &Matrix<'_>) -> Vec<f64> {
-    let norms: Vec<f64> = (0..m.rows).map(|i| norm(m.row(i))).collect();
+    let mut products = Vec::with_capacity(m.dim);
+    let norms = norms(m, &mut products);
     let mut out = vec![0.0; m.rows * m.rows];
     for i in 0..m.rows {
         for j in i..m.rows {
-            let sim = dot(m.row(i), m.row(j)) / (norms[i] * norms[j]);
+            let sim = dot(m.row(i), m.row(j), &mut products) / (norms[i] * norms[j]);
             let sim = if sim.is_finite() { sim } else { 0.0 };
             out[i * m.rows + j] = sim;
             out[j * m.rows + i] = sim;
