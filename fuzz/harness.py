@@ -128,14 +128,18 @@ def _run_window(text: str, budget: int, opts: Opts) -> Any:
 
 
 def _run_markdown(text: str, budget: int, opts: Opts) -> Any:
-    s = MarkdownSplitter(chunk_size=budget, length=opts["length"])
+    s = MarkdownSplitter(
+        chunk_size=budget, length=opts["length"], merge_sections=opts["merge_sections"]
+    )
     chunks = s.split(text)
     _slice_check(budget, opts)(text, chunks)
     return chunks
 
 
 def _run_html(text: str, budget: int, opts: Opts) -> Any:
-    s = HTMLSplitter(chunk_size=budget, length=opts["length"])
+    s = HTMLSplitter(
+        chunk_size=budget, length=opts["length"], merge_sections=opts["merge_sections"]
+    )
     chunks = s.split(text)
     _slice_check(budget, opts)(s.extract_text(text), chunks)
     return chunks
@@ -195,6 +199,8 @@ def decode(data: bytes) -> tuple[str, Callable[[str, int, Opts], Any], str, int,
         "length": "tokens" if head[2] & 1 else "chars",
         "overlap": (head[2] >> 1) % 8,
         "lang": LANGS[(head[2] >> 4) % len(LANGS)],
+        # bit 6 of the budget byte (the budget uses the low 6): one chunk per section
+        "merge_sections": not head[1] & 64,
     }
     text = data[4:].decode("utf-8", "surrogateescape")
     shape = head[3]
