@@ -1,9 +1,10 @@
 //! The embedding-driven chunkers' numeric hot paths: consecutive cosine distances, the
-//! similarity matrix, numpy-equal threshold statistics and late chunking's pooling. Matrices
-//! arrive as little-endian float32 bytes (`ndarray.tobytes()`) with their shape; the work runs
-//! with the GIL released.
+//! similarity matrix, numpy-equal threshold statistics and late chunking's pooling. The
+//! distances read a float32 numpy array in place; the other matrices arrive as little-endian
+//! float32 bytes (`ndarray.tobytes()`) with their shape. The work runs with the GIL released.
 
 use pyo3::exceptions::PyValueError;
+#[cfg(not(feature = "abi3"))]
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyList};
