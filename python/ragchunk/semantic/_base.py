@@ -68,13 +68,7 @@ def group_spans(
     >>> group_spans("Ab. Cd. Ef.", [(0, 3), (4, 7), (8, 11)], [(0, 0), (1, 2)])
     [(0, 4), (4, 11)]
     """
-    if not groups:
-        return []
-    starts = [units[first][0] for first, _last in groups]
-    starts[0] = 0
-    ends = starts[1:]
-    ends.append(len(text))
-    return list(zip(starts, ends, strict=True))
+    return unit_extents(text, [units[first] for first, _last in groups])
 
 
 def unit_extents(text: str, units: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
