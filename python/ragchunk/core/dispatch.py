@@ -32,8 +32,10 @@ from .errors import RagchunkError
 
 __all__ = [
     "BACKENDS",
+    "compiled",
     "core",
     "fix_surrogates",
+    "holds_gil",
     "name",
     "on_rust",
     "reject_surrogates",
@@ -112,6 +114,29 @@ def name() -> str:
     True
     """
     return _name
+
+
+def compiled() -> bool:
+    """Whether the compiled core is the backend now in use (``name() == "rust"``).
+
+    >>> compiled() == (name() == "rust")
+    True
+    """
+    return _name == "rust"
+
+
+def holds_gil(chunker: object) -> bool:
+    """Whether ``chunker`` runs Python code while it chunks a batch, so that threads would
+    take turns: its own ``holds_gil`` answer (:attr:`ragchunk.Splitter.holds_gil`, a RAGFlow
+    component's), else whether the fallback backend is in use.
+
+    >>> holds_gil(object()) == (not compiled())
+    True
+    """
+    answer = getattr(chunker, "holds_gil", None)
+    if isinstance(answer, bool):
+        return answer
+    return not compiled()
 
 
 def set_backend(backend: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cli import Progress
+from ..core.progress import Progress
 from ._faults import Points
 from .manifest import Manifest, StoreLock
 from .sources import Document, Reader, SourceFile, default_include, iter_inputs, reader_for
