@@ -33,6 +33,7 @@ from .errors import RagchunkError
 __all__ = [
     "BACKENDS",
     "compiled",
+    "compiled_object",
     "core",
     "fix_surrogates",
     "holds_gil",
@@ -123,6 +124,20 @@ def compiled() -> bool:
     True
     """
     return _name == "rust"
+
+
+def compiled_object(chunker: object) -> Any:
+    """The compiled core's configured twin of ``chunker`` when the Rust backend is active and
+    the chunker has one (its ``_core(module)`` builder), else ``None``. Raises what the
+    builder raises (a ``UnicodeEncodeError`` for an option holding a lone surrogate).
+
+    >>> compiled_object(object()) is None
+    True
+    """
+    build = getattr(chunker, "_core", None)
+    if _core is None or build is None:
+        return None
+    return build(_core)
 
 
 def holds_gil(chunker: object) -> bool:

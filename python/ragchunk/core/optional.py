@@ -123,5 +123,5 @@ def __getattr__(name: str) -> Any:
     # ``from ragchunk.core.optional import np`` imports numpy at that moment (and so only in
     # the modules that compute with it).
     if name == "np":
-        return load("numpy", "ragchunk's embedding and array features")
+        return load("numpy", "computing with embeddings and arrays")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -85,14 +85,10 @@ def has_arrow_path(chunker: object) -> bool:
 
 
 def _arrow_core(chunker: object) -> Any:
-    core = dispatch.core()
-    if core is None or not isinstance(chunker, Splitter):
-        return None
-    build = getattr(chunker, "_core", None)
-    if build is None:
+    if not isinstance(chunker, Splitter):
         return None
     try:
-        obj = build(core)
+        obj = dispatch.compiled_object(chunker)
     except UnicodeEncodeError:  # an option with a lone surrogate: only Python runs it
         return None
     return obj if hasattr(obj, "split_arrow") else None
