@@ -36,7 +36,7 @@ from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import Splitter, check_workers
-from ..core.optional import pyarrow
+from ..core.optional import load, pyarrow
 from ..ragflow.pipeline import SplitterComponent
 
 __all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema", "records_table"]
@@ -164,7 +164,7 @@ def chunk_table(
     ]
     """
     pa = _pyarrow()
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    pc = load("pyarrow.compute", "ragchunk.io.arrow")
 
     if not isinstance(chunker, (Splitter, SplitterComponent)):
         raise TypeError(
@@ -230,7 +230,7 @@ def _chunk_in_place(
     workers: int | None,
 ) -> Any:
     pa = _pyarrow()
-    import pyarrow.compute as pc
+    pc = load("pyarrow.compute", "ragchunk.io.arrow")
 
     def ints(kind: Any, n: int, data: bytes) -> Any:
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])

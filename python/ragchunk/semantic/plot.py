@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
+from ..core.optional import load
+
 
 class _Analysis(Protocol):
     """What the plot reads of a :class:`~ragchunk.semantic.SemanticAnalysis` (named by its
@@ -44,14 +46,9 @@ def plot(
     """
     if not all(hasattr(analysis, a) for a in ("units", "distances", "threshold", "segments")):
         raise TypeError(f"analysis must be a SemanticAnalysis, got {type(analysis).__name__}")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError("plot needs matplotlib: pip install 'ragchunk[plot]'") from exc
-    fig = Figure(figsize=(width, height))
+    matplotlib = load("matplotlib", "plot")
+    matplotlib.use("Agg", force=False)
+    fig = load("matplotlib.figure", "plot").Figure(figsize=(width, height))
     ax = fig.add_subplot(1, 1, 1)
     values = analysis.distances
     xs = list(range(len(values)))
