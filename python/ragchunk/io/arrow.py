@@ -122,6 +122,10 @@ def chunk_table(
 ) -> Any:
     """Chunk every document of ``table[text_column]`` with ``chunker``: one row per chunk.
 
+    An Arrow table of documents in, an Arrow table of chunks out. (``ragchunk.chunk_table``
+    is another function: RAGFlow's chunker of one data table's rows,
+    :func:`ragchunk.ragflow.tables.chunk_table`.)
+
     Args:
         table: the documents (see the module docstring for the accepted types).
         chunker: any ragchunk chunker (a :class:`~ragchunk.Splitter` subclass) or a
