@@ -116,6 +116,7 @@ pub fn token_outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::splitters::llama_index::tests::AsciiOnly;
     use crate::tokenizer::EncodingName;
 
     fn cl100k(mode: Mode) -> Counting<'static> {
@@ -166,14 +167,8 @@ mod tests {
             paragraph_separator: "\n\n\n".into(),
             clause_regex: true,
         };
-        struct Ascii;
-        impl CharInfo for Ascii {
-            fn flags(&self, _: char) -> u8 {
-                0
-            }
-        }
         assert_eq!(
-            sentence_outcome(&sentence, &Ascii, cl100k(Mode::All), "One. Two.", 8),
+            sentence_outcome(&sentence, &AsciiOnly, cl100k(Mode::All), "One. Two.", 8),
             Outcome::Chunks(vec!["One. Two.".to_owned()])
         );
     }
