@@ -35,9 +35,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core import dispatch
 from .._pure.documents.layout import page_items
 from .._pure.documents.pdfium import BOLD, MONO, function_table, page_content
+from ..core import dispatch
 from ._model import Box, Document, Page, Section
 from ._safety import DocumentError
 
