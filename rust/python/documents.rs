@@ -85,9 +85,10 @@ fn lay_out(
     Ok(items.into_iter().map(item_row).collect())
 }
 
-/// The characters and graphic objects of one page, as `_pure.documents.pdfium.page_content` gives them:
-/// `functions` is `_pure.documents.pdfium.function_table(pypdfium2.raw)`, `page` and `textpage` the
-/// addresses of the page's `FPDF_PAGE` and `FPDF_TEXTPAGE` handles, `height` its height.
+/// The characters and graphic objects of one page, as `page_content` of
+/// `_pure.documents.pdfium` gives them: `functions` is that module's
+/// `function_table(pypdfium2.raw)`, `page` and `textpage` the addresses of the page's
+/// `FPDF_PAGE` and `FPDF_TEXTPAGE` handles, `height` its height.
 #[pyfunction]
 pub(super) fn pdf_page_content(
     py: Python<'_>,
@@ -128,8 +129,8 @@ pub(super) fn pdf_page_items(
     })
 }
 
-/// A page's items from its characters and graphic objects as `_pure.documents.pdfium.page_content` gives
-/// them: `_pure.documents.layout.page_items`, in Rust.
+/// A page's items from its characters and graphic objects as `page_content` of
+/// `_pure.documents.pdfium` gives them: `_pure.documents.layout.page_items`, in Rust.
 #[pyfunction]
 pub(super) fn pdf_layout_items(
     py: Python<'_>,
