@@ -443,7 +443,7 @@ def pdf_page_content(
     list[tuple[int, float, float, float, float, int]],
 ]:
     """One PDF page's characters and graphic objects, equal to
-    ``ragchunk.documents._pdfium.page_content``: ``functions`` is that module's
+    ``ragchunk._pure.documents.pdfium.page_content``: ``functions`` is that module's
     ``function_table(pypdfium2.raw)``, ``page`` and ``textpage`` the addresses of the page's
     PDFium handles, ``height`` its height in points."""
 
@@ -453,7 +453,7 @@ def pdf_page_items(
     functions: list[int], page: int, textpage: int, width: float, height: float
 ) -> list[_PdfItem]:
     """One PDF page's lines, tables and figures in reading order, equal to
-    ``ragchunk.documents._layout.page_items(*_pdfium.page_content(...), width)``: the page
+    ``ragchunk._pure.documents.layout.page_items(*page_content(...), width)``: the page
     read as :func:`pdf_page_content` reads it (GIL held), the layout run with the GIL
     released."""
 
@@ -462,8 +462,8 @@ def pdf_layout_items(
     graphics: list[tuple[int, float, float, float, float, int]],
     width: float,
 ) -> list[_PdfItem]:
-    """``ragchunk.documents._layout.page_items(chars, graphics, width)`` in Rust, from the
-    lists ``_pdfium.page_content`` gives."""
+    """``ragchunk._pure.documents.layout.page_items(chars, graphics, width)`` in Rust, from the
+    lists ``pdfium.page_content`` gives."""
 
 def li_punkt_sentences(text: str, classify: Callable[[str], int]) -> list[str]:
     """LlamaIndex's default sentence split (untrained NLTK Punkt) of ``text``."""

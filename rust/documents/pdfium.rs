@@ -1,5 +1,5 @@
 //! What the PDF layout reads of a page, through PDFium: the twin of
-//! `python/ragchunk/documents/_pdfium.py`.
+//! `python/ragchunk/_pure/documents/pdfium.py`.
 //!
 //! PDFium is not linked: the caller passes the addresses of the PDFium functions listed in
 //! [`FUNCTIONS`], taken from the library `pypdfium2` already loaded (`function_table` in the
@@ -102,7 +102,7 @@ type Bool = c_int;
 macro_rules! functions {
     ($($field:ident: $name:literal => fn($($arg:ty),*) -> $ret:ty;)*) => {
         /// The PDFium functions [`page_content`] calls, in the order of the address table
-        /// [`Api::new`] takes (`FUNCTIONS` in `_pdfium.py`, the same list).
+        /// [`Api::new`] takes (`FUNCTIONS` in `_pure/documents/pdfium.py`, the same list).
         pub const FUNCTIONS: &[&str] = &[$($name),*];
 
         /// PDFium's functions, called through their addresses in a library loaded elsewhere.
@@ -572,10 +572,10 @@ mod tests {
     #[test]
     fn functions_match_the_python_module() {
         // The address table is built in Python from its own list: the two must not drift.
-        let source = include_str!("../../python/ragchunk/documents/_pdfium.py");
+        let source = include_str!("../../python/ragchunk/_pure/documents/pdfium.py");
         let start = source
             .find("\nFUNCTIONS = (")
-            .expect("FUNCTIONS in _pdfium.py");
+            .expect("FUNCTIONS in _pure/documents/pdfium.py");
         let body = &source[start..];
         let body = &body[..body.find("\n)").expect("end of FUNCTIONS")];
         let names: Vec<&str> = body.split('"').skip(1).step_by(2).collect();

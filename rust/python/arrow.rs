@@ -9,8 +9,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use super::chunker::{split_many, Measure, PerDoc};
 use super::guard::detached;
+use super::job::{split_many, Measure, PerDoc};
 use super::strings::arrow_buffer;
 
 /// The output columns as bytes: `(doc, chunk_index, start, end, token_count,

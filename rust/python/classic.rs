@@ -14,9 +14,10 @@ use crate::text::CharIndex;
 use crate::tokenizer::{TokenCounter, Tokenizer, UnitCount};
 
 use super::arrow::{tuple_rows, ArrowJob, ChunkTuple, DocRows};
-use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Measure, PerDoc};
+use super::chunker::chunker_class;
 use super::counters::encoding;
 use super::guard::{contain, detached};
+use super::job::{checked_size, checked_sizes, split_one, Measure, PerDoc};
 use super::strings::substring;
 
 /// Code-point spans as chunk tuples.

@@ -6,8 +6,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use super::arrow::{ArrowJob, CharCursor, DocRows};
-use super::chunker::{checked_size, chunker_class, Measure, PerDoc};
+use super::chunker::chunker_class;
 use super::guard::contain;
+use super::job::{checked_size, Measure, PerDoc};
 
 /// `(start, end, size, symbols, start_line, end_line)`, code points, lines 1-based inclusive.
 type CodeChunkPy = (usize, usize, usize, Vec<String>, usize, usize);

@@ -3,7 +3,7 @@
 //! (`pdf_page_content`) or laid out into lines, tables and figures in reading order
 //! ([`crate::documents::layout`]: `pdf_page_items`, what `ragchunk.documents` calls); and the
 //! layout of characters and graphics given as lists (`pdf_layout_items`, for differential
-//! tests against `_layout.page_items`).
+//! tests against the Python twin's `page_items`).
 //!
 //! The GIL stays held while PDFium runs: PDFium is not thread-safe, and holding the GIL keeps
 //! other Python threads from starting a `pypdfium2` call meanwhile (a call already running on
@@ -15,7 +15,7 @@ use std::ffi::c_void;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::documents::layout::{page_items_with, Item, Semantics};
+use crate::documents::layout::{page_items, Item};
 use crate::documents::pdfium::{page_content, Api, Char, Graphic};
 
 use super::guard::{contain, detached};
@@ -59,13 +59,6 @@ fn read_page(
     Ok(unsafe { page_content(&api, page as *mut c_void, textpage as *mut c_void, height) })
 }
 
-/// The semantics of the running Python (its `sum` over floats changed in 3.12).
-fn semantics(py: Python<'_>) -> Semantics {
-    Semantics {
-        compensated_sum: py.version_info() >= (3, 12),
-    }
-}
-
 fn item_row(it: Item) -> ItemRow {
     (
         it.kind.as_str(),
@@ -88,14 +81,14 @@ fn lay_out(
     graphics: &[Graphic],
     width: f64,
 ) -> PyResult<Vec<ItemRow>> {
-    let semantics = semantics(py);
-    let items = detached(py, || page_items_with(chars, graphics, width, semantics))?;
+    let items = detached(py, || page_items(chars, graphics, width))?;
     Ok(items.into_iter().map(item_row).collect())
 }
 
-/// The characters and graphic objects of one page, as `_pdfium.page_content` gives them:
-/// `functions` is `_pdfium.function_table(pypdfium2.raw)`, `page` and `textpage` the
-/// addresses of the page's `FPDF_PAGE` and `FPDF_TEXTPAGE` handles, `height` its height.
+/// The characters and graphic objects of one page, as `page_content` of
+/// `_pure.documents.pdfium` gives them: `functions` is that module's
+/// `function_table(pypdfium2.raw)`, `page` and `textpage` the addresses of the page's
+/// `FPDF_PAGE` and `FPDF_TEXTPAGE` handles, `height` its height.
 #[pyfunction]
 pub(super) fn pdf_page_content(
     py: Python<'_>,
@@ -119,7 +112,7 @@ pub(super) fn pdf_page_content(
     })
 }
 
-/// One page's items, as `_layout.page_items(*_pdfium.page_content(...), width)` gives them
+/// One page's items, as `page_items(*page_content(...), width)` of `_pure.documents` gives them
 /// (arguments as for `pdf_page_content`, and the page's `width`).
 #[pyfunction]
 pub(super) fn pdf_page_items(
@@ -136,8 +129,8 @@ pub(super) fn pdf_page_items(
     })
 }
 
-/// A page's items from its characters and graphic objects as `_pdfium.page_content` gives
-/// them: `_layout.page_items`, in Rust.
+/// A page's items from its characters and graphic objects as `page_content` of
+/// `_pure.documents.pdfium` gives them: `_pure.documents.layout.page_items`, in Rust.
 #[pyfunction]
 pub(super) fn pdf_layout_items(
     py: Python<'_>,

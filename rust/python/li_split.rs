@@ -1,12 +1,8 @@
 //! LlamaIndex's `SentenceSplitter` and `TokenTextSplitter` algorithms
 //! ([`crate::splitters::llama_index`]), configured once, for the drop-ins of
-//! `ragchunk.integrations.llama_index`.
-//!
-//! Counting is a built-in encoding's, in the convention LlamaIndex's tokenizer has (`mode`):
-//! `"all"` (`encode(text, allowed_special="all")`, LlamaIndex's default: each special token's
-//! text is one token), `"ordinary"` (`encode_ordinary`) or `"exact"` (`encode`: special-token
-//! text is refused; the document is then reported so that the facade can let the tokenizer
-//! raise its own error).
+//! `ragchunk.integrations.llama_index`. Counting is a built-in encoding's, in the convention
+//! LlamaIndex's tokenizer has (`mode_name`: see [`Mode`]); a document's outcome comes back as
+//! its chunks and a status (`OK`, `SINGLE_TOKEN`, `SPECIAL`: see [`Outcome`]).
 //!
 //! The character facts Punkt needs of non-ASCII characters come from the facade's `classify`
 //! callable (`str -> int` flags), asked once per character per process and kept.
@@ -18,48 +14,37 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::splitters::llama_index::{
-    sentence_split, token_split, CharInfo, LlamaIndexError, SentenceConfig, TokenConfig,
+use crate::splitters::llama_index::counting::{
+    sentence_outcome, token_outcome, Counting, Mode, Outcome,
 };
-use crate::tokenizer::Tokenizer;
+use crate::splitters::llama_index::{punkt_sentences, CharInfo, SentenceConfig, TokenConfig};
 
 use super::counters::encoding;
 use super::guard::{contain, detached, map_docs};
 
-/// A document's outcome: its chunks, or why there are none (`SINGLE_TOKEN`: LlamaIndex's
-/// "Single token exceeded chunk size"; `SPECIAL`: special-token text under `mode="exact"`).
+/// A document's status for the facade: its chunks, or why there are none (`SINGLE_TOKEN`:
+/// LlamaIndex's "Single token exceeded chunk size"; `SPECIAL`: special-token text under
+/// `mode="exact"`).
 const OK: u8 = 0;
 const SINGLE_TOKEN: u8 = 1;
 const SPECIAL: u8 = 2;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    All,
-    Ordinary,
-    Exact,
-}
-
 fn mode(name: &str) -> PyResult<Mode> {
-    match name {
-        "all" => Ok(Mode::All),
-        "ordinary" => Ok(Mode::Ordinary),
-        "exact" => Ok(Mode::Exact),
-        other => Err(PyValueError::new_err(format!(
-            "mode must be 'all', 'ordinary' or 'exact', got {other:?}"
-        ))),
-    }
+    Mode::from_name(name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "mode must be 'all', 'ordinary' or 'exact', got {name:?}"
+        ))
+    })
 }
 
-/// `len(encoding.encode(text, allowed_special="all"))`: the text between special tokens is
-/// encoded on its own, and each special token is one token.
-fn count_all(tok: &Tokenizer, text: &str) -> usize {
-    let mut n = 0;
-    let mut rest = text;
-    while let Some(r) = tok.find_special(rest) {
-        n += tok.count_ordinary(&rest[..r.start]) + 1;
-        rest = &rest[r.end..];
+/// An outcome as the facade reads it: `(chunks, status)`, or `(chunks, oversized, status)`
+/// with `D` the oversized sizes.
+fn status<T: Default>(outcome: Outcome<T>) -> (T, u8) {
+    match outcome {
+        Outcome::Chunks(t) => (t, OK),
+        Outcome::SingleToken => (T::default(), SINGLE_TOKEN),
+        Outcome::Special => (T::default(), SPECIAL),
     }
-    n + tok.count_ordinary(rest)
 }
 
 /// The flags of every non-ASCII character asked about so far in this process.
@@ -88,222 +73,161 @@ impl CharInfo for PyCharInfo<'_> {
     }
 }
 
-struct Counting {
-    tok: &'static Tokenizer,
-    mode: Mode,
+/// A configured LlamaIndex engine class: the `#[pyclass]` (its configuration, and the
+/// built-in encoding and [`Mode`] it counts with), and its `#[pymethods]`: the constructor
+/// given, then the two entry points both engines have, `split(text, chunk_size)` and
+/// `split_batch(texts, chunk_sizes, workers=None)`, over the class's own
+/// `one(&self, counting, text, chunk_size)` (one document's outcome, in its Python shape).
+macro_rules! llama_index_class {
+    ($(#[$doc:meta])* $class:ident { $($field:ident: $ty:ty),* $(,)? } -> $out:ty { $($own:tt)* }) => {
+        $(#[$doc])*
+        #[pyclass(frozen, module = "ragchunk._core")]
+        pub(super) struct $class {
+            $($field: $ty,)*
+            encoding: String,
+            mode: Mode,
+        }
+
+        impl $class {
+            fn counting(&self) -> PyResult<Counting<'static>> {
+                Ok(Counting {
+                    tok: encoding(&self.encoding)?,
+                    mode: self.mode,
+                })
+            }
+        }
+
+        #[pymethods]
+        impl $class {
+            $($own)*
+
+            /// `_split_text(text, chunk_size)` of a non-empty text.
+            fn split(&self, py: Python<'_>, text: PyBackedStr, chunk_size: usize) -> PyResult<$out> {
+                contain(py, || {
+                    let counting = self.counting()?;
+                    detached(py, || self.one(counting, &text, chunk_size))
+                })
+            }
+
+            /// [`split`](Self::split) of each text with its own chunk size, in parallel.
+            #[pyo3(signature = (texts, chunk_sizes, workers=None))]
+            fn split_batch(
+                &self,
+                py: Python<'_>,
+                texts: Vec<PyBackedStr>,
+                chunk_sizes: Vec<usize>,
+                workers: Option<usize>,
+            ) -> PyResult<Vec<$out>> {
+                contain(py, || {
+                    if texts.len() != chunk_sizes.len() {
+                        return Err(PyValueError::new_err(
+                            "texts and chunk_sizes must have the same length",
+                        ));
+                    }
+                    let counting = self.counting()?;
+                    let docs: Vec<(&str, usize)> = texts
+                        .iter()
+                        .map(|t| &**t)
+                        .zip(chunk_sizes.iter().copied())
+                        .collect();
+                    map_docs(py, &docs, workers, |&(t, n)| self.one(counting, t, n))
+                })
+            }
+        }
+    };
 }
 
-impl Counting {
-    fn count(&self, text: &str) -> usize {
-        match self.mode {
-            Mode::All => count_all(self.tok, text),
-            Mode::Ordinary | Mode::Exact => self.tok.count_ordinary(text),
+llama_index_class! {
+    /// `SentenceSplitter`'s algorithm, configured.
+    LlamaIndexSentence { cfg: SentenceConfig, classify: Py<PyAny> } -> (Vec<String>, u8) {
+        #[new]
+        #[allow(clippy::too_many_arguments)] // the Python constructor's arguments, one by one
+        #[pyo3(signature = (chunk_overlap, separator, paragraph_separator, clause_regex, encoding_name, mode_name, classify))]
+        fn new(
+            py: Python<'_>,
+            chunk_overlap: usize,
+            separator: String,
+            paragraph_separator: String,
+            clause_regex: bool,
+            encoding_name: String,
+            mode_name: &str,
+            classify: Py<PyAny>,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                encoding(&encoding_name)?;
+                if separator.is_empty() || paragraph_separator.is_empty() {
+                    return Err(PyValueError::new_err("separators must not be empty"));
+                }
+                Ok(LlamaIndexSentence {
+                    cfg: SentenceConfig {
+                        chunk_overlap,
+                        separator,
+                        paragraph_separator,
+                        clause_regex,
+                    },
+                    encoding: encoding_name,
+                    mode: mode(mode_name)?,
+                    classify,
+                })
+            })
         }
     }
-
-    /// Whether `text` holds special-token text that `mode="exact"` refuses.
-    fn refuses(&self, text: &str) -> bool {
-        self.mode == Mode::Exact && self.tok.find_special(text).is_some()
-    }
-}
-
-/// `SentenceSplitter`'s algorithm, configured.
-#[pyclass(frozen, module = "ragchunk._core")]
-pub(super) struct LlamaIndexSentence {
-    cfg: SentenceConfig,
-    encoding: String,
-    mode: Mode,
-    classify: Py<PyAny>,
 }
 
 impl LlamaIndexSentence {
-    fn one(&self, counting: &Counting, text: &str, chunk_size: usize) -> (Vec<String>, u8) {
-        if counting.refuses(text) {
-            return (Vec::new(), SPECIAL);
-        }
+    fn one(&self, counting: Counting<'_>, text: &str, chunk_size: usize) -> (Vec<String>, u8) {
         let info = PyCharInfo {
             classify: &self.classify,
         };
-        let count = |s: &str| counting.count(s);
-        match sentence_split(&self.cfg, &info, &count, text, chunk_size) {
-            Ok(chunks) => (chunks, OK),
-            Err(LlamaIndexError::SingleTokenExceeded) => (Vec::new(), SINGLE_TOKEN),
+        status(sentence_outcome(
+            &self.cfg, &info, counting, text, chunk_size,
+        ))
+    }
+}
+
+llama_index_class! {
+    /// `TokenTextSplitter`'s algorithm, configured.
+    LlamaIndexToken { cfg: TokenConfig } -> (Vec<String>, Vec<usize>, u8) {
+        #[new]
+        #[pyo3(signature = (chunk_overlap, separators, keep_whitespaces, encoding_name, mode_name))]
+        fn new(
+            py: Python<'_>,
+            chunk_overlap: usize,
+            separators: Vec<String>,
+            keep_whitespaces: bool,
+            encoding_name: String,
+            mode_name: &str,
+        ) -> PyResult<Self> {
+            contain(py, || {
+                encoding(&encoding_name)?;
+                if separators.iter().any(String::is_empty) {
+                    return Err(PyValueError::new_err("separators must not be empty"));
+                }
+                Ok(LlamaIndexToken {
+                    cfg: TokenConfig {
+                        chunk_overlap,
+                        separators,
+                        keep_whitespaces,
+                    },
+                    encoding: encoding_name,
+                    mode: mode(mode_name)?,
+                })
+            })
         }
     }
 }
 
-#[pymethods]
-impl LlamaIndexSentence {
-    #[new]
-    #[allow(clippy::too_many_arguments)] // the Python constructor's arguments, one by one
-    #[pyo3(signature = (chunk_overlap, separator, paragraph_separator, clause_regex, encoding_name, mode_name, classify))]
-    fn new(
-        py: Python<'_>,
-        chunk_overlap: usize,
-        separator: String,
-        paragraph_separator: String,
-        clause_regex: bool,
-        encoding_name: String,
-        mode_name: &str,
-        classify: Py<PyAny>,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            encoding(&encoding_name)?;
-            if separator.is_empty() || paragraph_separator.is_empty() {
-                return Err(PyValueError::new_err("separators must not be empty"));
-            }
-            Ok(LlamaIndexSentence {
-                cfg: SentenceConfig {
-                    chunk_overlap,
-                    separator,
-                    paragraph_separator,
-                    clause_regex,
-                },
-                encoding: encoding_name,
-                mode: mode(mode_name)?,
-                classify,
-            })
-        })
-    }
-
-    /// `_split_text(text, chunk_size)` of a non-empty text: `(chunks, status)`.
-    fn split(
-        &self,
-        py: Python<'_>,
-        text: PyBackedStr,
-        chunk_size: usize,
-    ) -> PyResult<(Vec<String>, u8)> {
-        contain(py, || {
-            let counting = Counting {
-                tok: encoding(&self.encoding)?,
-                mode: self.mode,
-            };
-            detached(py, || self.one(&counting, &text, chunk_size))
-        })
-    }
-
-    /// [`split`](Self::split) of each text with its own chunk size, in parallel.
-    #[pyo3(signature = (texts, chunk_sizes, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        chunk_sizes: Vec<usize>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<(Vec<String>, u8)>> {
-        contain(py, || {
-            if texts.len() != chunk_sizes.len() {
-                return Err(PyValueError::new_err(
-                    "texts and chunk_sizes must have the same length",
-                ));
-            }
-            let counting = Counting {
-                tok: encoding(&self.encoding)?,
-                mode: self.mode,
-            };
-            let docs: Vec<(&str, usize)> = texts
-                .iter()
-                .map(|t| &**t)
-                .zip(chunk_sizes.iter().copied())
-                .collect();
-            map_docs(py, &docs, workers, |&(t, n)| self.one(&counting, t, n))
-        })
-    }
-}
-
-/// `TokenTextSplitter`'s algorithm, configured.
-#[pyclass(frozen, module = "ragchunk._core")]
-pub(super) struct LlamaIndexToken {
-    cfg: TokenConfig,
-    encoding: String,
-    mode: Mode,
-}
-
-/// A document's outcome for [`LlamaIndexToken`]: chunks, the sizes of oversized splits, status.
-type TokenOutcome = (Vec<String>, Vec<usize>, u8);
-
 impl LlamaIndexToken {
-    fn one(&self, counting: &Counting, text: &str, chunk_size: usize) -> TokenOutcome {
-        if counting.refuses(text) {
-            return (Vec::new(), Vec::new(), SPECIAL);
-        }
-        let count = |s: &str| counting.count(s);
-        let r = token_split(&self.cfg, &count, text, chunk_size);
-        (r.chunks, r.oversized, OK)
-    }
-}
-
-#[pymethods]
-impl LlamaIndexToken {
-    #[new]
-    #[pyo3(signature = (chunk_overlap, separators, keep_whitespaces, encoding_name, mode_name))]
-    fn new(
-        py: Python<'_>,
-        chunk_overlap: usize,
-        separators: Vec<String>,
-        keep_whitespaces: bool,
-        encoding_name: String,
-        mode_name: &str,
-    ) -> PyResult<Self> {
-        contain(py, || {
-            encoding(&encoding_name)?;
-            if separators.iter().any(String::is_empty) {
-                return Err(PyValueError::new_err("separators must not be empty"));
-            }
-            Ok(LlamaIndexToken {
-                cfg: TokenConfig {
-                    chunk_overlap,
-                    separators,
-                    keep_whitespaces,
-                },
-                encoding: encoding_name,
-                mode: mode(mode_name)?,
-            })
-        })
-    }
-
-    /// `_split_text(text, chunk_size)` of a non-empty text: `(chunks, oversized, status)`.
-    fn split(
+    /// `(chunks, oversized, status)`: the chunks and the sizes of the oversized splits.
+    fn one(
         &self,
-        py: Python<'_>,
-        text: PyBackedStr,
+        counting: Counting<'_>,
+        text: &str,
         chunk_size: usize,
-    ) -> PyResult<TokenOutcome> {
-        contain(py, || {
-            let counting = Counting {
-                tok: encoding(&self.encoding)?,
-                mode: self.mode,
-            };
-            detached(py, || self.one(&counting, &text, chunk_size))
-        })
-    }
-
-    /// [`split`](Self::split) of each text with its own chunk size, in parallel.
-    #[pyo3(signature = (texts, chunk_sizes, workers=None))]
-    fn split_batch(
-        &self,
-        py: Python<'_>,
-        texts: Vec<PyBackedStr>,
-        chunk_sizes: Vec<usize>,
-        workers: Option<usize>,
-    ) -> PyResult<Vec<TokenOutcome>> {
-        contain(py, || {
-            if texts.len() != chunk_sizes.len() {
-                return Err(PyValueError::new_err(
-                    "texts and chunk_sizes must have the same length",
-                ));
-            }
-            let counting = Counting {
-                tok: encoding(&self.encoding)?,
-                mode: self.mode,
-            };
-            let docs: Vec<(&str, usize)> = texts
-                .iter()
-                .map(|t| &**t)
-                .zip(chunk_sizes.iter().copied())
-                .collect();
-            map_docs(py, &docs, workers, |&(t, n)| self.one(&counting, t, n))
-        })
+    ) -> (Vec<String>, Vec<usize>, u8) {
+        let ((chunks, oversized), status) =
+            status(token_outcome(&self.cfg, counting, text, chunk_size));
+        (chunks, oversized, status)
     }
 }
 
@@ -320,7 +244,7 @@ pub(super) fn li_punkt_sentences(
             classify: &classify,
         };
         let out = detached(py, || {
-            crate::splitters::llama_index::punkt_sentences(&info, &text)
+            punkt_sentences(&info, &text)
                 .into_iter()
                 .map(str::to_owned)
                 .collect::<Vec<_>>()

@@ -9,10 +9,16 @@
 //! * [`guard`]: panic containment, GIL release, internal errors, the batch helper;
 //! * [`strings`]: CPython's string layout (every `unsafe` of the bindings);
 //! * [`counters`]: the token-count entry points and the counter that calls Python;
-//! * [`chunker`]: what every configured chunker class shares: its options checked once, and
-//!   the one generic path its `split` and `split_batch` share;
+//! * [`job`]: a chunker's options checked once (its measure, its sizes) and the one generic
+//!   path that runs its per-document work over one document or a batch;
+//! * [`arrow`]: Arrow string buffers in, chunk column buffers out (over [`job`]);
+//! * [`chunker`]: the `chunker_class!` macro that gives every configured chunker class its
+//!   `split`, `split_batch` and `split_arrow` (over [`job`] and [`arrow`]);
 //! * [`ragflow`], [`classic`], [`structured`], [`code`]: one file per facade area; each
 //!   chunker is a configured `#[pyclass(frozen)]` named like its Python class.
+//! * [`li_split`], [`lc_tokens`]: the LlamaIndex engines (through their own
+//!   `llama_index_class!` macro) and LangChain's token windows, over the core's
+//!   `splitters::llama_index` and `splitters::langchain_tokens`;
 //! * [`markup`]: the HTML nesting bound the facade applies before parsing.
 //! * [`documents`]: a PDF page read from the PDFium library `pypdfium2` loaded (the GIL held:
 //!   PDFium is not thread-safe), as characters and graphics or laid out into lines, tables
@@ -28,6 +34,7 @@ mod documents;
 mod eval;
 mod flow;
 mod guard;
+mod job;
 mod late;
 mod lc_tokens;
 mod li_split;

@@ -14,8 +14,9 @@ use crate::splitters::title_tree::{self, TitleTreeError};
 use crate::tokenizer::TokenCounter;
 
 use super::arrow::{ArrowJob, CharCursor, DocRows};
-use super::chunker::{checked_size, checked_sizes, chunker_class, split_one, Measure, PerDoc};
+use super::chunker::chunker_class;
 use super::guard::{contain, detached};
+use super::job::{checked_size, checked_sizes, split_one, Measure, PerDoc};
 
 /// One packed chunk (Markdown, HTML) for Python: code-point `(start, end)`, size, section
 /// index, and the code-point range of the added prefix (a repeated table header) or `None`.

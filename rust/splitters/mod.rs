@@ -19,6 +19,7 @@ pub mod character;
 pub mod code;
 pub mod html;
 pub mod html_depth;
+pub mod langchain_tokens;
 pub mod lines;
 pub mod llama_index;
 pub mod markdown;

@@ -1,5 +1,6 @@
 """The compiled PDF layout (``_core.pdf_page_items``, ``_core.pdf_layout_items``) against
-``_layout.page_items``: the same items in the same order, the same strings, floats bit for bit.
+``_pure.documents.layout.page_items``: the same items in the same order, the same strings,
+floats bit for bit.
 
 Every page of the shared golden PDFs goes through both (the compiled one reading the page
 through PDFium itself), and a few hundred seeded synthetic pages (lines with generated spaces
@@ -16,8 +17,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from ragchunk.documents._layout import page_items
-from ragchunk.documents._pdfium import (
+from ragchunk._pure.documents.layout import page_items
+from ragchunk._pure.documents.pdfium import (
     BOLD,
     BREAK,
     FILL,
@@ -63,7 +64,7 @@ def address(handle: Any) -> int:
 def test_golden_pdfs(core: ModuleType, path: Path) -> None:
     pdfium = pytest.importorskip("pypdfium2")
     import pypdfium2.raw as raw  # type: ignore[import-untyped]
-    from ragchunk.documents._pdfium import function_table, page_content
+    from ragchunk._pure.documents.pdfium import function_table, page_content
 
     functions = function_table(raw)
     pdf = pdfium.PdfDocument(path)
@@ -90,7 +91,7 @@ def test_bad_arguments(core: ModuleType) -> None:
         core.pdf_page_items([1, 2], 1, 1, 600.0, 800.0)
     pytest.importorskip("pypdfium2")
     import pypdfium2.raw as raw
-    from ragchunk.documents._pdfium import function_table
+    from ragchunk._pure.documents.pdfium import function_table
 
     with pytest.raises(ValueError, match="page"):
         core.pdf_page_items(function_table(raw), 0, 1, 600.0, 800.0)

@@ -161,7 +161,7 @@ def test_short_lines_of_one_column_with_a_right_aligned_header_stay_one_column()
 def _random_page(rng):
     """Characters on random lines (some generated spaces and breaks), random rules, boxes
     and images: what a page can look like to the layout, well formed or not."""
-    from ragchunk.documents import _pdfium as P
+    from ragchunk._pure.documents import pdfium as P
 
     chars = []
     for _ in range(rng.randint(0, 40)):
@@ -199,7 +199,7 @@ def test_random_pages_keep_every_character() -> None:
     import random
     from collections import Counter
 
-    from ragchunk.documents._layout import page_items
+    from ragchunk._pure.documents.layout import page_items
 
     rng = random.Random(11)
     for _ in range(300):
@@ -217,7 +217,7 @@ def test_random_pages_keep_every_character() -> None:
 
 
 def test_coordinates_that_are_not_finite_keep_their_text() -> None:
-    from ragchunk.documents._layout import page_items
+    from ragchunk._pure.documents.layout import page_items
 
     nan, inf = float("nan"), float("inf")
     chars = [("a", nan, 1, 2, 3, 10, 0), ("b", 1, inf, 2, 3, 10, 0), ("c", 10, 10, 15, 20, 10, 0)]

@@ -1,4 +1,5 @@
-"""The compiled PDF page reader (``_core.pdf_page_content``) against ``_pdfium.page_content``.
+"""The compiled PDF page reader (``_core.pdf_page_content``) against its Python twin
+(``_pure.documents.pdfium.page_content``).
 
 Both call the same PDFium functions of the library ``pypdfium2`` loaded; the compiled one
 through the addresses ``function_table`` gives it. Their values must be equal, float for float.
@@ -16,7 +17,7 @@ import pytest
 pdfium = pytest.importorskip("pypdfium2")
 import pypdfium2.raw as raw  # noqa: E402
 from docfiles import pdf_file  # noqa: E402
-from ragchunk.documents import _pdfium  # noqa: E402
+from ragchunk._pure.documents import pdfium as _pdfium  # noqa: E402
 
 pytestmark = pytest.mark.single_backend
 

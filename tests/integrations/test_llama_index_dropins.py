@@ -34,6 +34,7 @@ from llama_index.core import Document
 from llama_index.core import node_parser as li
 from llama_index.core.callbacks import CallbackManager, CBEventType
 from llama_index.core.callbacks.base_handler import BaseCallbackHandler
+from llama_index.core.node_parser.text.sentence import CHUNKING_REGEX
 from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
 from llama_index.core.schema import MetadataMode, NodeRelationship, TextNode
 from pydantic import ValidationError
@@ -416,7 +417,7 @@ _TEXTS = st.lists(st.sampled_from(_ALPHABET), max_size=80).map("".join)
     size=st.sampled_from([3, 6, 12, 30]),
     overlap=st.sampled_from([0, 1, 2]),
     para=st.sampled_from(["\n\n\n", "\n\n", "\n"]),
-    regex=st.sampled_from([ours.CHUNKING_REGEX, None]),
+    regex=st.sampled_from([CHUNKING_REGEX, None]),
     backups=st.sampled_from([["\n"], [], ["\n", "."]]),
 )
 def test_random_text_matches(

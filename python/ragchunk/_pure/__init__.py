@@ -11,7 +11,11 @@ reference the Rust core is tested against, so it is written for clarity first. I
     ragflow/delimiters    the delimiter field in each release's dialect, and splitting on it
                                                                     (rust/ragflow/delimiters/)
     ragflow/merge         ``naive_merge`` for v0.22-v0.27 behaviour (rust/ragflow/merge/)
-    splitters/*           the general splitters and their packer    (rust/splitters/)
+    splitters/*           the general splitters and their packer, LlamaIndex's two
+                          splitters                                 (rust/splitters/)
+    documents/pdfium      a PDF page's characters and graphics      (rust/documents/pdfium.rs)
+    documents/layout      a PDF page's lines, tables, figures       (rust/documents/layout/)
+    semantic/, eval/      the embedding statistics, BM25            (rust/semantic/, rust/eval/)
 
 Code that both backends run (argument checks, the JSON walk, image folding) lives outside
 this package.

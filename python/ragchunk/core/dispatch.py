@@ -201,9 +201,11 @@ def run(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:
 
 
 def run_exact(rust: Callable[[Any], T] | None, pure: Callable[[], T]) -> T:
-    """:func:`run` with every exception passed through as it is: for the RAGFlow drop-ins,
-    whose exception classes are part of what they reproduce (RAGFlow's own ``int()`` of an
-    infinite coordinate raises ``OverflowError``, and so must theirs).
+    """:func:`run` with every exception passed through as it is: for the drop-ins, whose
+    exception classes are part of what they reproduce (RAGFlow's own ``int()`` of an
+    infinite coordinate raises ``OverflowError``, and so must theirs; LlamaIndex's recursion
+    raises ``RecursionError``), and for the document parsers, which turn a parser's own
+    errors into ``DocumentError`` themselves.
 
     >>> run_exact(lambda core: "rust", lambda: "python") == name()
     True

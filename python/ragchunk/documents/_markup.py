@@ -3,7 +3,10 @@
 HTML and Markdown reuse the block parsers behind :class:`ragchunk.HTMLSplitter` and
 :class:`ragchunk.MarkdownSplitter` (the HTML5 layout and the line-based Markdown block
 scanner, with the same rules in both backends), so a document parsed here has the blocks those
-splitters see.
+splitters see. The compiled core has no call that returns those blocks with their kinds, so
+their Python twins (``_pure.splitters.html`` and ``_pure.splitters.markdown``, equal to the
+Rust scanners block for block) run on both backends, through ``dispatch`` like every other
+backend choice.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 from .._pure.splitters import html as _html
 from .._pure.splitters import markdown as _md
+from ..core import dispatch
 from ._model import Section, table_text
 
 __all__ = ["parse_code", "parse_html", "parse_json", "parse_jsonl", "parse_markdown", "parse_text"]
@@ -25,7 +29,7 @@ _PARAGRAPHS = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 
 def parse_html(text: str) -> tuple[list[Section], dict[str, Any]]:
     """Headings, paragraphs and tables of an HTML document, as HTMLSplitter lays it out."""
-    layout = _html.layout_html(text)
+    layout = dispatch.run_exact(None, lambda: _html.layout_html(text))
     laid = layout.text
     sections: list[Section] = []
     for b in layout.blocks:
@@ -78,7 +82,7 @@ def parse_markdown(text: str) -> tuple[list[Section], dict[str, Any]]:
     meta: dict[str, Any] = {}
     if not text:
         return sections, meta
-    for b in _md.scan_blocks(text):
+    for b in dispatch.run_exact(None, lambda: _md.scan_blocks(text)):
         body = text[b.start : b.end]
         lines = body.split("\n")
         if b.kind == "heading":

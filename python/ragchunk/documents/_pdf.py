@@ -1,7 +1,7 @@
 """PDF: PDFium's characters and graphics (``pypdfium2``) through a model-free layout analysis.
 
-Each page, one at a time, is read by :mod:`._pdfium` (characters with boxes, font sizes and
-bold/fixed-pitch bits; paths and images) and laid out by :mod:`._layout` (lines, tables
+Each page, one at a time, is read by the PDFium reader (characters with boxes, font sizes and
+bold/fixed-pitch bits; paths and images) and laid out by the layout analysis (lines, tables
 from ruling lines, figures, two-column reading order), on the Rust backend in one compiled
 call per page (``_core.pdf_page_items``), else in Python with the same result. Then, over
 the whole document:
@@ -35,10 +35,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._pure.documents.layout import page_items
+from .._pure.documents.pdfium import BOLD, MONO, function_table, page_content
 from ..core import dispatch
-from ._layout import page_items
 from ._model import Box, Document, Page, Section
-from ._pdfium import BOLD, MONO, function_table, page_content
 from ._safety import DocumentError
 
 __all__ = ["parse_pdf"]
@@ -88,14 +88,12 @@ def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float
     """The page's lines, tables and figures in reading order, as :class:`_Line` items."""
     textpage = page.get_textpage()
     try:
-        core = dispatch.core()
-        if core is not None:
-            items = core.pdf_page_items(
+        items = dispatch.run_exact(
+            lambda core: core.pdf_page_items(
                 _functions(pdfium.raw), _address(page.raw), _address(textpage.raw), width, height
-            )
-        else:
-            chars, graphics = page_content(pdfium.raw, page.raw, textpage.raw, height)
-            items = page_items(chars, graphics, width)
+            ),
+            lambda: page_items(*page_content(pdfium.raw, page.raw, textpage.raw, height), width),
+        )
     finally:
         textpage.close()
     return [

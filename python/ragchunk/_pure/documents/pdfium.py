@@ -1,7 +1,8 @@
-"""What the PDF layout reads of a page, through PDFium (``pypdfium2``'s raw bindings).
+"""What the PDF layout reads of a page, through PDFium (``pypdfium2``'s raw bindings): the twin
+of ``rust/documents/pdfium.rs``.
 
-A page's content is two lists, the input of the layout analysis (``_layout.py``, and its
-Rust twin, which reads the same values from the same PDFium functions without Python):
+A page's content is two lists, the input of the layout analysis (:mod:`.layout`; the Rust
+twin reads the same values from the same PDFium functions without Python):
 
 * characters in PDFium's text order, each ``(char, x0, top, x1, bottom, size, flags)``:
   the character (ligatures and presentation forms as PDFium reports them; U+FFFE, PDFium's

@@ -1,6 +1,7 @@
-"""One PDF page's layout: characters and graphics in, lines, tables and figures out.
+"""One PDF page's layout: characters and graphics in, lines, tables and figures out (the twin
+of ``rust/documents/layout/``, item for item and float for float).
 
-The input is what :mod:`._pdfium` reads of a page; the output is the page's items in reading
+The input is what :mod:`.pdfium` reads of a page; the output is the page's items in reading
 order, each ``(kind, text, x0, top, x1, bottom, size, flags, column, rows)``:
 
 * ``"line"``: a line of text (``size``: its median font size; ``flags``: the :data:`BOLD` /
@@ -39,6 +40,8 @@ How it is done:
 * **Broken input**: a character whose coordinates are not finite keeps its text at the
   page's corner; such a graphic is left out. Lookups by height use bisection and sweeps,
   so a page of a million characters is laid out in linear time or close to it.
+* **Sums of floats** are :func:`sum_left`, not the built-in ``sum``, whose rounding changed
+  in Python 3.12: the same floats on both backends and every Python.
 """
 
 from __future__ import annotations
@@ -52,9 +55,9 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from ._pdfium import BOLD, BREAK, GENERATED, IMAGE, MONO, PATH, STRAIGHT, STROKE, Char, Graphic
+from .pdfium import BOLD, BREAK, GENERATED, IMAGE, MONO, PATH, STRAIGHT, STROKE, Char, Graphic
 
-__all__ = ["Item", "page_items"]
+__all__ = ["Item", "page_items", "sum_left"]
 
 # (kind, text, x0, top, x1, bottom, size, flags, column, rows)
 Item = tuple[str, str, float, float, float, float, float, int, str, Any]
@@ -68,6 +71,20 @@ _CAPTION_STARTS = ("fig", "table", "图", "表", "図", "그림", "표", "рис
 # The most quarter-point bins a column search looks at (10,000 pt: a malformed rule
 # millions of points long does not allocate millions of bins).
 _MAX_BINS = 40_000
+
+
+def sum_left(values: Sequence[float]) -> float:
+    """The sum of ``values`` as ragchunk defines it on both backends: ``0.0``, then each value
+    added left to right, with no compensation (the built-in ``sum`` of floats is compensated
+    since Python 3.12, so its last bit depends on the interpreter).
+
+    >>> sum_left([0.1, 0.2, 0.3]), sum_left([1e100, 1.0, -1e100]), sum_left([])
+    (0.6000000000000001, 0.0, 0.0)
+    """
+    total = 0.0
+    for v in values:
+        total += v
+    return total
 
 
 def normal(ch: str) -> str:
@@ -198,7 +215,7 @@ def _cluster(values: list[float], tol: float = _TOL) -> list[float]:
             out[-1].append(v)
         else:
             out.append([v])
-    return [sum(g) / len(g) for g in out]
+    return [sum_left(g) / len(g) for g in out]
 
 
 # --------------------------------------------------------------------------- tables
