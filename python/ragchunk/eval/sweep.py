@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.checks import check_path
 from ..core.chunk import Chunk
 from .answers import ANSWER_METRICS, JUDGES, AnswerItem, answer_metrics, estimate_answers
 from .dataset import Dataset
@@ -79,7 +80,7 @@ class EvalResult:
         """Write the flat rows as CSV."""
         dicts = self.to_dicts()
         cols = list(dict.fromkeys(c for d in dicts for c in d))
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with open(check_path(path), "w", encoding="utf-8", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             w.writerows(dicts)
@@ -98,7 +99,7 @@ class EvalResult:
         ]
         text = json.dumps(data, ensure_ascii=False)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
+            with open(check_path(path), "w", encoding="utf-8") as f:
                 f.write(text)
         return text
 
@@ -509,6 +510,6 @@ def plot(
     ax.legend(fontsize="small")
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path)
+        fig.savefig(check_path(path))
         plt.close(fig)
     return fig

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
+from ..core.checks import check_path
+
 
 class _Analysis(Protocol):
     """What the plot reads of a :class:`~ragchunk.semantic.SemanticAnalysis` (named by its
@@ -93,5 +95,5 @@ def plot(
     if values:
         ax.legend(loc="upper right", fontsize=7)
     if path is not None:
-        fig.savefig(os.fspath(path), bbox_inches="tight")
+        fig.savefig(check_path(path), bbox_inches="tight")
     return fig
