@@ -7,7 +7,8 @@ try:
     import numpy as np
 except ImportError as exc:  # pragma: no cover - numpy is installed wherever the tests run
     raise ImportError(
-        "ragchunk's embedding features need numpy: pip install 'ragchunk[semantic]'"
+        "ragchunk's embedding features need numpy: pip install 'ragchunk[semantic]' "
+        "('ragchunk[wordllama]' for load_wordllama)"
     ) from exc
 
 __all__ = ["np"]

@@ -60,7 +60,7 @@ def load_wordllama(dim: int = 256, config: str = "l2_supercat") -> WordLlamaEmbe
         from wordllama.inference import WordLlamaInference  # type: ignore[import-untyped]
     except ImportError as exc:
         raise ImportError(
-            "load_wordllama needs the wordllama package: pip install wordllama"
+            "load_wordllama needs the wordllama package: pip install 'ragchunk[wordllama]'"
         ) from exc
     root = Path(wordllama.__file__).resolve().parent
     weights = root / "weights" / f"{config}_{dim}.safetensors"
