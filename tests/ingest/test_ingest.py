@@ -361,8 +361,10 @@ def test_docstring_examples() -> None:
     import doctest
     import importlib
 
-    for name in ("", ".manifest", ".pipeline", ".sources", ".stores", ".cli", ".ray", "._faults"):
-        module = importlib.import_module("ragchunk.ingest" + name)
+    for name in ("", ".manifest", ".pipeline", ".sources", ".stores", ".ray", "._faults", "cli"):
+        module = importlib.import_module(
+            "ragchunk.cli.ingest" if name == "cli" else "ragchunk.ingest" + name
+        )
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, f"{module.__name__}: {result}"
 

@@ -27,8 +27,3 @@ def test_load_wordllama_without_wordllama(backend: str) -> None:
     )
     assert last.startswith("ImportError: load_wordllama needs the wordllama package")
     assert "pip install 'ragchunk[wordllama]'" in last
-
-
-def test_embeddings_without_numpy(backend: str) -> None:
-    last = _error(backend, "numpy", "from ragchunk.embeddings import load_wordllama")
-    assert "'ragchunk[semantic]'" in last and "'ragchunk[wordllama]' for load_wordllama" in last

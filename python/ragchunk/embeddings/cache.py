@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.checks import check_path
-from ._numpy import np
+from ..core.optional import np
 
 __all__ = ["EmbeddingCache"]
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cli import Progress
+from ..core.progress import Progress
 from ._faults import Points
 from .manifest import Manifest, StoreLock
 from .sources import Document, Reader, SourceFile, default_include, iter_inputs, reader_for
@@ -189,7 +189,7 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     arrays made once (nulls, a repeated ``"{}"``). Rows with metadata take the general path,
     which decodes each distinct metadata string once per source.
     """
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
     import numpy as np
@@ -288,7 +288,8 @@ def _chunk_items(chunker: Any, items: list[_Item], workers: int | None) -> Any:
     batch, each parsed document by :func:`ragchunk.documents.chunk_document`, its chunks'
     ``headings`` as ``heading_path`` and its boxes in RAGFlow's ``[x0, x1, top, bottom]``
     order (the ``bboxes``, with their pages, stay in the metadata)."""
-    from ..io.arrow import _pyarrow, chunk_table, records_table
+    from ..core.optional import pyarrow as _pyarrow
+    from ..io.arrow import chunk_table, records_table
 
     pa = _pyarrow()
     texts = [i for i, it in enumerate(items) if isinstance(it.text, str)]
@@ -326,7 +327,7 @@ def _chunk_items(chunker: Any, items: list[_Item], workers: int | None) -> Any:
 
 
 def _with_vectors(rows: Any, vectors: Any) -> Any:
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
     dim = int(vectors.shape[1]) if rows.num_rows else 1
@@ -453,7 +454,7 @@ class _Run:
     def store_rows(self, done: list[tuple[_Item, Any]]) -> None:
         """Write chunked sources, ``(item, rows)``, by the write protocol: pending, upsert,
         commit, delete the garbage."""
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         if not done:
             return

@@ -157,9 +157,9 @@ def documents_available() -> bool:
     >>> isinstance(documents_available(), bool)
     True
     """
-    from ..documents._batch import available
+    from ..documents import parsers_available
 
-    return available()
+    return parsers_available()
 
 
 def default_include() -> str:
@@ -169,7 +169,7 @@ def default_include() -> str:
     >>> default_include().startswith("*.md")
     True
     """
-    from ..cli import DEFAULT_INCLUDE
+    from ..io.files import DEFAULT_INCLUDE
 
     if not documents_available():
         return DEFAULT_INCLUDE
@@ -186,7 +186,7 @@ def iter_inputs(
     >>> list(iter_inputs([Document("a", "x")], "*.md"))
     [Document(source_id='a', text='x', metadata={})]
     """
-    from ..cli import iter_sources
+    from ..io.files import iter_sources
 
     if isinstance(sources, (str, os.PathLike, Document)):
         sources = [sources]

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ..core.checks import check_path
-from ..documents._model import Document
+from ..documents import Document
 from ._model import Column, Overlay, Utf16, build_columns, build_overlay
 from ._pages import MAX_PAGES, PAGE_WIDTH, check_pages, locate_columns, pages_data
 

@@ -21,6 +21,9 @@ import inspect
 import sys
 from typing import Any
 
+from ..chunkers import CHUNKERS, build_chunker, parse_options
+from ..io.files import DEFAULT_INCLUDE
+
 __all__ = ["add_arguments", "load_embedder", "run"]
 
 
@@ -63,7 +66,6 @@ def load_embedder(spec: str) -> Any:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The command's arguments."""
-    from ..cli import CHUNKERS, DEFAULT_INCLUDE
 
     p.add_argument("paths", nargs="+", metavar="SRC", help="files, folders, globs")
     p.add_argument(
@@ -114,8 +116,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; the exit status."""
-    from ..cli import build_chunker, parse_options
-    from . import IngestLockedError, ingest
+    from ..ingest import IngestLockedError, ingest
 
     chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
     embedder = load_embedder(args.embed) if args.embed else None
