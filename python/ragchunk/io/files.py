@@ -68,6 +68,7 @@ def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
     expanded); a path that matches nothing, or a file that cannot be read (a broken
     symbolic link), is yielded as its error message.
 
+    >>> import os, pathlib, tempfile
     >>> root = tempfile.mkdtemp()
     >>> _ = pathlib.Path(root, "a.md").write_text("x")
     >>> os.symlink(os.path.join(root, "gone.md"), os.path.join(root, "b.md"))
