@@ -74,7 +74,7 @@ def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
     >>> os.symlink(os.path.join(root, "gone.md"), os.path.join(root, "b.md"))
     >>> [s if isinstance(s, str) else os.path.basename(s.path)
     ...  for s in iter_sources([root], "*.md")]  # doctest: +ELLIPSIS
-    ['a.md', '.../b.md: broken symbolic link (to '.../gone.md'); skipped']
+    ['a.md', "/.../b.md: broken symbolic link (to '/.../gone.md'); skipped"]
     """
     patterns = split_patterns(include)
     for path in paths:
