@@ -130,3 +130,78 @@ def test_ingest_skips_a_broken_symlink(backend: str, linked: Path, tmp_path: Pat
         "a.md",
         "z.md",
     }
+
+
+# Plain mistakes: one line naming the input, no traceback.
+
+
+def _one_line(done: subprocess.CompletedProcess[str], *needles: str) -> str:
+    _clean(done.stderr)
+    assert done.returncode != 0
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def test_view_a_missing_file(backend: str, tmp_path: Path) -> None:
+    out = tmp_path / "view.html"
+    done = _run(backend, "view", str(tmp_path / "MISSING.pdf"), "--out", str(out))
+    _one_line(done, "MISSING.pdf", "No such file")
+    assert not out.exists()
+
+
+def test_view_a_pdf_without_pillow(backend: str, tmp_path: Path) -> None:
+    pytest.importorskip("pypdfium2")
+    out = tmp_path / "view.html"
+    script = (
+        "import sys\nsys.modules['PIL'] = None\nfrom ragchunk.cli import main\n"
+        f"sys.exit(main(['view', {str(SAMPLE_PDF)!r}, '--out', {str(out)!r}]))"
+    )
+    env = dict(os.environ, RAGCHUNK_BACKEND=backend)
+    env["PYTHONPATH"] = PYTHONPATH + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    _one_line(done, "sample.pdf", "Pillow", "ragchunk[images]")
+    assert not out.exists(), "an empty page was left behind"
+
+
+def test_view_latin1_text_names_the_file(backend: str, tmp_path: Path) -> None:
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("Café crème, déjà vu.\n".encode("latin-1"))
+    out = tmp_path / "view.html"
+    _one_line(_run(backend, "view", str(path), "--out", str(out)), "latin1.txt", "UTF-8")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("scheme", ["parquet", "lancedb"])
+def test_ingest_into_a_file(backend: str, tmp_path: Path, scheme: str) -> None:
+    pytest.importorskip("pyarrow")
+    if scheme == "lancedb":
+        pytest.importorskip("lancedb")
+    src = tmp_path / "a.md"
+    src.write_text(GOOD, encoding="utf-8")
+    target = tmp_path / "store.txt"
+    target.write_text("not a folder", encoding="utf-8")
+    done = _run(backend, "ingest", str(src), "--into", f"{scheme}:{target}", "-q")
+    _one_line(done, "store.txt", "is a file")
+    assert target.read_text(encoding="utf-8") == "not a folder"
+
+
+def test_view_semantic_without_wordllama(backend: str, tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    path = tmp_path / "a.md"
+    path.write_text(GOOD, encoding="utf-8")
+    script = (
+        "import sys\nsys.modules['wordllama'] = None\nfrom ragchunk.cli import main\n"
+        f"sys.exit(main(['view', {str(path)!r}, '--chunker', 'semantic', '--out', "
+        f"{str(tmp_path / 'v.html')!r}]))"
+    )
+    env = dict(os.environ, RAGCHUNK_BACKEND=backend)
+    env["PYTHONPATH"] = PYTHONPATH + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    _one_line(done, "ragchunk[wordllama]")

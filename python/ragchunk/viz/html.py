@@ -293,8 +293,9 @@ class View:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the page to ``path`` (UTF-8)."""
+        page = self.html()  # made first: a failure leaves no empty file behind
         with open(check_path(path), "w", encoding="utf-8") as fh:
-            fh.write(self.html())
+            fh.write(page)
 
 
 def render(
