@@ -104,12 +104,20 @@ class EvalResult:
         return text
 
     def format(self, columns: Sequence[str] | None = None) -> str:
-        """A plain-text table (percentages for the metrics)."""
+        """A plain-text table (percentages for the metrics). The rank metrics' columns
+        ``recall@k``, ``ndcg@k``, ``mrr@k`` show each row at its own ``k``.
+
+        >>> rows = [ResultRow({"chunker": "c", "k": k}, {}, {f"recall@{k}": r}, {}, {})
+        ...         for k, r in ((1, 0.5), (3, 1.0))]
+        >>> print(EvalResult(rows).format(["chunker", "k", "recall@k"]))
+        chunker  k  recall@k
+        c        1      50.0
+        c        3     100.0
+        """
         dicts = self.to_dicts()
         if not dicts:
             return "(no rows)"
         if columns is None:
-            k = dicts[0]["k"]
             columns = [
                 "chunker",
                 "k",
@@ -119,9 +127,9 @@ class EvalResult:
                 "precision_mean",
                 "precision_omega_mean",
                 "iou_mean",
-                f"recall@{k}",
-                f"ndcg@{k}",
-                f"mrr@{k}",
+                "recall@k",
+                "ndcg@k",
+                "mrr@k",
             ]
             columns += [
                 f"{n}_mean"
@@ -130,7 +138,7 @@ class EvalResult:
             ]
 
         def cell(d: dict[str, Any], c: str) -> str:
-            v = d.get(c, "")
+            v = d.get(c.replace("@k", f"@{d['k']}") if c.endswith("@k") else c, "")
             if isinstance(v, float):
                 return f"{v:.1f}" if c in ("mean_tokens",) else f"{100 * v:.1f}"
             return str(v)
@@ -476,6 +484,8 @@ def plot(
 ) -> Any:
     """Draw ``metric`` against chunk size, one line per strategy (and overlap), for one ``k``
     (the first in the result by default). Needs matplotlib (``pip install ragchunk[eval]``).
+    A row's ``overlap`` (the overlap as it was asked for, such as ``0.25`` of every size),
+    when it has one, names its line instead of its ``chunk_overlap`` in tokens.
 
     Returns the matplotlib ``Figure``; saved to ``path`` (PNG, SVG...) when given.
 
@@ -498,7 +508,7 @@ def plot(
     for d in dicts:
         if d["k"] != k or d.get("chunk_size") is None:
             continue
-        label = f"{d['strategy']} overlap {d.get('chunk_overlap')}"
+        label = f"{d['strategy']} overlap {d.get('overlap', d.get('chunk_overlap'))}"
         lines.setdefault(label, []).append((float(d["chunk_size"]), float(d[metric])))
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, pts in sorted(lines.items()):
