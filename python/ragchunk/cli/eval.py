@@ -343,7 +343,7 @@ def run(args: argparse.Namespace) -> int:
         path = args.dataset
         dataset = load_jsonl(path) if os.path.isfile(path) else load_chroma(path)
         chunkers = []
-        asked: dict[tuple[int, int], float] = {}  # (size, overlap tokens) -> --overlap value
+        asked: dict[tuple[Any, Any], float] = {}  # (size, overlap tokens) -> --overlap value
         for size in args.chunk_size:
             for ov in args.overlap:
                 tokens = round(ov * size) if ov < 1 else int(ov)
@@ -362,7 +362,8 @@ def run(args: argparse.Namespace) -> int:
             stage["dry_run"] = args.dry_run
         result = evaluate(dataset, chunkers, _retriever(args), k=args.k, **stage)
         for row in result.rows:  # the plot draws one line per --overlap value
-            ov = asked.get((row.config.get("chunk_size"), row.config.get("chunk_overlap")))
+            key = (row.config.get("chunk_size"), row.config.get("chunk_overlap"))
+            ov = asked.get(key)
             if ov is not None:
                 row.config["overlap"] = ov
     except (OSError, ValueError, TypeError, ImportError) as exc:
