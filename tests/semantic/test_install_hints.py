@@ -25,5 +25,5 @@ def test_load_wordllama_without_wordllama(backend: str) -> None:
     last = _error(
         backend, "wordllama", "from ragchunk.embeddings import load_wordllama\nload_wordllama()"
     )
-    assert last.startswith("ImportError: load_wordllama needs the wordllama package")
+    assert last.startswith("ImportError: load_wordllama needs wordllama")
     assert "pip install 'ragchunk[wordllama]'" in last

@@ -12,18 +12,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .optional import load
+
 __all__ = ["LazyImage", "concat_img", "fold_images"]
 
 
 def _require_pil() -> Any:
     """Import and return ``PIL.Image``, or raise an ImportError that says how to get it."""
-    try:
-        from PIL import Image
-    except ImportError as exc:
-        raise ImportError(
-            "stacking images needs Pillow, which is not installed: pip install ragchunk[images]"
-        ) from exc
-    return Image
+    return load("PIL.Image", "stacking images")
 
 
 def _is_pil_image(obj: object) -> bool:

@@ -65,6 +65,7 @@ DEPENDENCIES: dict[str, Dependency] = {
     "tree_sitter": Dependency("tree-sitter", "fallback"),
     "tokenizers": Dependency("tokenizers", "fallback"),
     "wordllama": Dependency("wordllama", "wordllama"),
+    "safetensors": Dependency("safetensors", "wordllama"),
     "langchain_core": Dependency("langchain-core", "langchain"),
     "langchain_text_splitters": Dependency("langchain-text-splitters", "langchain"),
     "llama_index": Dependency("llama-index-core", "llama-index"),

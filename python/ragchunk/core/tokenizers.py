@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .encodings import ENCODINGS
+from .optional import load
 
 __all__ = [
     "BUILTIN_ENCODINGS",
@@ -205,13 +206,7 @@ def _python_tokenizer(json_text: str) -> Any:
     known = _PY_TOKENIZERS.get(json_text)
     if known is not None:
         return known
-    try:
-        import tokenizers
-    except ImportError as exc:  # pragma: no cover - exercised only without the package
-        raise ImportError(
-            "ragchunk's pure-Python backend counts Hugging Face tokenizers with the "
-            "'tokenizers' package, which is not installed: pip install tokenizers"
-        ) from exc
+    tokenizers = load("tokenizers", "counting Hugging Face tokenizers on the pure-Python backend")
     try:
         tok = tokenizers.Tokenizer.from_str(json_text)
     except Exception as exc:

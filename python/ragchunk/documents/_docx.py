@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..core.optional import load
 from ._model import Section, table_text
 
 __all__ = ["parse_docx"]
@@ -41,13 +42,7 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
 def _import() -> Any:
-    try:
-        import docx
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "parsing DOCX needs python-docx: pip install 'ragchunk[documents]'"
-        ) from exc
-    return docx
+    return load("docx", "parsing DOCX")
 
 
 def _chain(style: Any) -> list[Any]:

@@ -16,6 +16,7 @@ import io
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.optional import load
 from ._model import Section, table_text
 
 __all__ = ["parse_csv", "parse_xlsx", "row_sentences"]
@@ -78,10 +79,7 @@ def _sections(rows: list[list[str]], sheet: str | None, sentences: bool) -> list
 
 def parse_xlsx(data: bytes, sentences: bool) -> tuple[list[Section], dict[str, Any]]:
     """The sections of an XLSX workbook (already checked by ``check_package``)."""
-    try:
-        import openpyxl  # type: ignore[import-untyped]
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("parsing XLSX needs openpyxl: pip install 'ragchunk[documents]'") from exc
+    openpyxl = load("openpyxl", "parsing XLSX")
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
         sections: list[Section] = []

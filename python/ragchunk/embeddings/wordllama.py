@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.optional import np
+from ..core.optional import load, np
 
 __all__ = ["WordLlamaEmbedder", "load_wordllama"]
 
@@ -53,15 +53,10 @@ def load_wordllama(dim: int = 256, config: str = "l2_supercat") -> WordLlamaEmbe
     ...
     FileNotFoundError: WordLlama weights not shipped: .../l2_supercat_3.safetensors
     """
-    try:
-        import wordllama  # type: ignore[import-untyped]
-        from safetensors import safe_open
-        from tokenizers import Tokenizer
-        from wordllama.inference import WordLlamaInference  # type: ignore[import-untyped]
-    except ImportError as exc:
-        raise ImportError(
-            "load_wordllama needs the wordllama package: pip install 'ragchunk[wordllama]'"
-        ) from exc
+    wordllama = load("wordllama", "load_wordllama")
+    safe_open = load("safetensors", "load_wordllama").safe_open
+    Tokenizer = load("tokenizers", "load_wordllama").Tokenizer
+    WordLlamaInference = load("wordllama.inference", "load_wordllama").WordLlamaInference
     root = Path(wordllama.__file__).resolve().parent
     weights = root / "weights" / f"{config}_{dim}.safetensors"
     tokenizer_file = root / "tokenizers" / f"{config}_tokenizer_config.json"

@@ -209,7 +209,7 @@ def _embed_fn(obj: Any) -> Callable[[list[str]], Any]:
 
 
 def _matrix(out: Any, n: int, what: str, dim: int | None = None) -> Any:
-    import numpy as np
+    from ..core.optional import np
 
     try:
         m = np.asarray(out, dtype=np.float64)
@@ -255,7 +255,7 @@ class Dense:
         return f"Dense({type(self.embedder).__name__})"
 
     def embed(self, texts: Sequence[str], what: str = "texts", dim: int | None = None) -> Any:
-        import numpy as np
+        from ..core.optional import np
 
         texts = list(texts)
         parts = [
@@ -287,7 +287,7 @@ class DenseIndex:
 
     def search(self, queries: Sequence[str], k: int) -> Hits:
         """The best ``k`` chunks of every query by cosine similarity, ties in chunk order."""
-        import numpy as np
+        from ..core.optional import np
 
         check_k(k)
         queries = _check_texts(queries, "queries")

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.checks import check_path
 from ..core.chunk import Chunk
+from ..core.optional import load
 from .answers import ANSWER_METRICS, JUDGES, AnswerItem, answer_metrics, estimate_answers
 from .dataset import Dataset
 from .metrics import SPAN_METRICS, bootstrap_ci, mean_std, rank_metrics, span_scores
@@ -494,10 +495,7 @@ def plot(
     >>> len(plot(rows).axes[0].lines)
     1
     """
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError("plot needs matplotlib: pip install 'ragchunk[eval]'") from None
+    plt = load("matplotlib.pyplot", "plot")
     dicts = result.to_dicts() if isinstance(result, EvalResult) else [dict(d) for d in result]
     if not dicts:
         raise ValueError("result has no rows to plot")

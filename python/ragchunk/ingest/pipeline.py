@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.optional import load
 from ..core.progress import Progress
 from ._faults import Points
 from .manifest import Manifest, StoreLock
@@ -192,8 +193,9 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
-    import numpy as np
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    from ..core.optional import np
+
+    pc = load("pyarrow.compute", "ragchunk.ingest")
 
     table = _chunk_items(chunker, items, workers).combine_chunks()
     n = table.num_rows

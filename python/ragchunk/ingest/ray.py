@@ -43,6 +43,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..core.optional import load, pyarrow
 from .pipeline import (
     KEPT_MARK,
     IngestReport,
@@ -112,7 +113,7 @@ class IngestBatches:
         self.chunker = chunker
         self.config = config
         if known is not None and not isinstance(known, dict):
-            import ray
+            ray = load("ray", "ragchunk.ingest on Ray")
 
             known = ray.get(known)
         self.known: dict[str, tuple[str, str]] = known or {}
@@ -280,9 +281,9 @@ def ingest_ray(
     >>> import ray, ragchunk  # doctest: +SKIP
     >>> ingest_ray(["docs/"], "lancedb:./index", ragchunk.MarkdownSplitter(512))  # doctest: +SKIP
     """
-    import ray
-    import ray.data
-    from ray.data import ActorPoolStrategy
+    ray = load("ray", "ragchunk.ingest on Ray")
+    load("ray.data", "ragchunk.ingest on Ray")
+    ActorPoolStrategy = load("ray.data", "ragchunk.ingest on Ray").ActorPoolStrategy
 
     from ..embeddings import as_embedder
     from ..integrations.ray import default_concurrency
@@ -363,8 +364,8 @@ def ingest_ray(
 
 def _drive(run: Any, out: Any, commit_size: int, seen: set[str]) -> None:
     """Stream the actors' rows; write and commit each ``commit_size`` complete sources."""
-    import pyarrow as pa  # type: ignore[import-untyped]
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    pa = pyarrow("ragchunk.ingest on Ray")
+    pc = load("pyarrow.compute", "ragchunk.ingest on Ray")
 
     report: IngestReport = run.report
     parts: dict[str, list[Any]] = {}

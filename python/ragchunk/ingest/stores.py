@@ -39,6 +39,8 @@ import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from ..core.optional import load
+
 __all__ = [
     "ChromaStore",
     "LanceDBStore",
@@ -158,12 +160,7 @@ class LanceDBStore:
     def __init__(
         self, path: str | os.PathLike[str], table: str = "chunks", *, fts: bool = False
     ) -> None:
-        try:
-            import lancedb
-        except ImportError:  # pragma: no cover - exercised only without the extra
-            raise ImportError(
-                "the lancedb store needs lancedb: pip install 'ragchunk[lancedb]'"
-            ) from None
+        lancedb = load("lancedb", "the lancedb store")
         if not isinstance(table, str) or not table:
             raise ValueError(f"table must be a non-empty str, got {table!r}")
         self.path = os.fspath(path)
@@ -270,7 +267,7 @@ class ParquetStore:
 
     def _index(self) -> dict[str, str]:
         if self._where is None:
-            import pyarrow.parquet as pq  # type: ignore[import-untyped]
+            pq = load("pyarrow.parquet", "ragchunk.ingest's stores")
 
             where: dict[str, str] = {}
             for name in self.files():
@@ -280,7 +277,7 @@ class ParquetStore:
         return self._where
 
     def _write(self, name: str, table: Any) -> None:
-        import pyarrow.parquet as pq
+        pq = load("pyarrow.parquet", "ragchunk.ingest's stores")
 
         tmp = os.path.join(self.path, f".tmp-{os.getpid()}-{name}")
         pq.write_table(table, tmp)
@@ -304,8 +301,8 @@ class ParquetStore:
 
     def delete(self, ids: Sequence[str]) -> None:
         """Rewrite (or remove) each file holding some of the ids."""
-        import pyarrow.compute as pc  # type: ignore[import-untyped]
-        import pyarrow.parquet as pq
+        pc = load("pyarrow.compute", "ragchunk.ingest's stores")
+        pq = load("pyarrow.parquet", "ragchunk.ingest's stores")
 
         pa = _pa()
         where = self._index()
@@ -327,7 +324,7 @@ class ParquetStore:
 
     def read(self) -> Any:
         """Every row, sorted by id."""
-        import pyarrow.parquet as pq
+        pq = load("pyarrow.parquet", "ragchunk.ingest's stores")
 
         pa = _pa()
         tables = [pq.read_table(os.path.join(self.path, n)) for n in self.files()]
@@ -369,12 +366,7 @@ class ChromaStore:
         retry_seconds: float = 60.0,
         client: Any = None,
     ) -> None:
-        try:
-            import chromadb
-        except ImportError:  # pragma: no cover - exercised only without the extra
-            raise ImportError(
-                "the chroma store needs chromadb: pip install 'ragchunk[chroma]'"
-            ) from None
+        chromadb = load("chromadb", "the chroma store")
         if not isinstance(collection, str) or not collection:
             raise ValueError(f"collection must be a non-empty str, got {collection!r}")
         self.path = None if path is None else os.fspath(path)

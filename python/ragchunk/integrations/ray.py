@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.chunk import Splitter
+from ..core.optional import load
 from ..io.arrow import chunk_table
 from ..ragflow.pipeline import SplitterComponent
 
@@ -82,9 +83,8 @@ def default_concurrency(cpus: float | None = None) -> int:
     (1, 7, 1)
     """
     if cpus is None:
-        import ray
-
-        cpus = ray.cluster_resources().get("CPU", 1)  # type: ignore[no-untyped-call]
+        ray = load("ray", "ragchunk.integrations.ray")
+        cpus = ray.cluster_resources().get("CPU", 1)
     return max(1, int(cpus) - 1)
 
 
@@ -115,7 +115,7 @@ def chunk_dataset(
     ...     "chunks/"
     ... )  # doctest: +SKIP
     """
-    from ray.data import ActorPoolStrategy
+    ActorPoolStrategy = load("ray.data", "ragchunk.integrations.ray").ActorPoolStrategy
 
     if concurrency is None:
         concurrency = default_concurrency()

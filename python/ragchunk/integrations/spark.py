@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..core.chunk import Splitter
+from ..core.optional import load, pyarrow
 from ..io.arrow import chunk_table
 from ..ragflow.pipeline import SplitterComponent
 
@@ -54,7 +55,7 @@ def arrow_chunker(
     """
 
     def chunk_batches(batches: Iterator[Any]) -> Iterator[Any]:
-        import pyarrow as pa  # type: ignore[import-untyped]
+        pa = pyarrow("ragchunk.integrations.spark")
 
         for batch in batches:
             table = chunk_table(
@@ -109,7 +110,7 @@ def chunk_udtf(chunker: Splitter | SplitterComponent) -> Any:
     """
     import json
 
-    from pyspark.sql.functions import udtf
+    udtf = load("pyspark.sql.functions", "ragchunk.integrations.spark").udtf
 
     class Chunks:
         def eval(self, text: str | None) -> Iterator[tuple[Any, ...]]:

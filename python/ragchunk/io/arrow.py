@@ -36,7 +36,7 @@ from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import Splitter, check_workers
-from ..core.optional import pyarrow
+from ..core.optional import load, pyarrow
 from ..ragflow.pipeline import SplitterComponent
 
 __all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema", "records_table"]
@@ -122,6 +122,10 @@ def chunk_table(
 ) -> Any:
     """Chunk every document of ``table[text_column]`` with ``chunker``: one row per chunk.
 
+    An Arrow table of documents in, an Arrow table of chunks out. (``ragchunk.chunk_table``
+    is another function: RAGFlow's chunker of one data table's rows,
+    :func:`ragchunk.ragflow.tables.chunk_table`.)
+
     Args:
         table: the documents (see the module docstring for the accepted types).
         chunker: any ragchunk chunker (a :class:`~ragchunk.Splitter` subclass) or a
@@ -164,7 +168,7 @@ def chunk_table(
     ]
     """
     pa = _pyarrow()
-    import pyarrow.compute as pc  # type: ignore[import-untyped]
+    pc = load("pyarrow.compute", "ragchunk.io.arrow")
 
     if not isinstance(chunker, (Splitter, SplitterComponent)):
         raise TypeError(
@@ -230,7 +234,7 @@ def _chunk_in_place(
     workers: int | None,
 ) -> Any:
     pa = _pyarrow()
-    import pyarrow.compute as pc
+    pc = load("pyarrow.compute", "ragchunk.io.arrow")
 
     def ints(kind: Any, n: int, data: bytes) -> Any:
         return pa.Array.from_buffers(kind, n, [None, pa.py_buffer(data)])

@@ -16,6 +16,7 @@ from .._pure.ragflow import merge as _pure_merge
 from ..core import dispatch
 from ..core.counting import Counter
 from ..core.images import fold_images
+from ..core.optional import load
 from ..core.tokenizers import ResolvedTokenizer, resolve_tokenizer
 from .positions import Position, extract_positions, remove_tag
 from .tokens import ragflow_counter
@@ -396,14 +397,7 @@ def naive_merge_with_positions(
 
 
 def _numpy() -> Any:
-    try:
-        import numpy
-    except ImportError as exc:
-        raise ImportError(
-            "naive_merge_offsets returns numpy arrays and needs numpy: "
-            "pip install 'ragchunk[numpy]'"
-        ) from exc
-    return numpy
+    return load("numpy", "naive_merge_offsets (it returns numpy arrays)")
 
 
 @overload

@@ -440,7 +440,8 @@ def chunk_table(
     tokens, counted exactly on the whole chunk. Rows keep their numbers from the full table.
     A row is never split: a row that does not fit even alone stands alone in its chunk, which
     is then over budget (as is every chunk when the header lines alone exceed the budget).
-    Rows without a non-empty cell are left out.
+    Rows without a non-empty cell are left out. (Chunking every document of an Arrow table
+    is another function: :func:`ragchunk.io.arrow.chunk_table`.)
 
     Args:
         rows, header, caption: the table, as for :func:`table_to_text`.

@@ -6,6 +6,7 @@ import os
 from typing import Any, Protocol
 
 from ..core.checks import check_path
+from ..core.optional import load
 
 
 class _Analysis(Protocol):
@@ -46,14 +47,9 @@ def plot(
     """
     if not all(hasattr(analysis, a) for a in ("units", "distances", "threshold", "segments")):
         raise TypeError(f"analysis must be a SemanticAnalysis, got {type(analysis).__name__}")
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg", force=False)
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise ImportError("plot needs matplotlib: pip install 'ragchunk[plot]'") from exc
-    fig = Figure(figsize=(width, height))
+    matplotlib = load("matplotlib", "plot")
+    matplotlib.use("Agg", force=False)
+    fig = load("matplotlib.figure", "plot").Figure(figsize=(width, height))
     ax = fig.add_subplot(1, 1, 1)
     values = analysis.distances
     xs = list(range(len(values)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from typing import IO, Any
 
+from ..core.optional import load
 from ._model import Column, build_columns
 
 __all__ = ["print_chunks"]
@@ -43,7 +44,7 @@ def _plain(source: str, col: Column) -> str:
 
 
 def _styled(source: str, col: Column) -> Any:
-    from rich.text import Text
+    Text = load("rich.text", "coloured chunks").Text
 
     text = Text(no_wrap=False, end="")
     open_: list[int] = []
@@ -103,11 +104,9 @@ def print_chunks(
     columns = build_columns(source, chunkers)
     console = None
     if color:
-        try:
-            from rich.console import Console
-        except ImportError as exc:
-            raise ImportError("coloured chunks need rich: pip install 'ragchunk[viz]'") from exc
-        console = Console(file=out, force_terminal=True, highlight=False, soft_wrap=True)
+        console = load("rich.console", "coloured chunks").Console(
+            file=out, force_terminal=True, highlight=False, soft_wrap=True
+        )
     for col in columns:
         over = col.over_budget()
         budget = f", {len(over)} over budget {col.budget}" if col.budget is not None else ""
