@@ -24,7 +24,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "maturin>=1.7,<2"
-VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" \
+# PIP_QUIET: maturin hands pip every dependency with its extra's marker, and pip would print
+# an "Ignoring ...: markers ... don't match" line for each one of the extras not installed.
+VIRTUAL_ENV="$PWD/.venv" PATH="$PWD/.venv/bin:$PATH" PIP_QUIET=1 \
   .venv/bin/maturin develop --release "${extras[@]}" -q
 if [ "${1:-}" = "--dev" ]; then
   # LangChain's own unit tests, which the test suite runs against ragchunk's drop-ins: the

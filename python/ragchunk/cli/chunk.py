@@ -292,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
             except (TypeError, ValueError) as exc:
                 if len(batch) == 1:
                     progress.update(batch[0][0].size, 1, errors=1)
-                    fail(f"{names[0]}: {exc}")
+                    fail(_failure(names[0], exc))
                 else:  # find the document that fails: one at a time
                     for one in batch:
                         flush([one])
@@ -334,3 +334,14 @@ def run(args: argparse.Namespace) -> int:
 
 class _FailFast(Exception):
     pass
+
+
+def _failure(name: str, exc: Exception) -> str:
+    """The one line that reports ``name``'s failure (a document error names the file
+    itself: it is named once)."""
+    from ..documents import DocumentError
+
+    if isinstance(exc, DocumentError):
+        where = name if exc.page is None else f"{name}, page {exc.page}"
+        return f"{where}: {exc.reason}"
+    return f"{name}: {exc}"

@@ -343,12 +343,14 @@ def run(args: argparse.Namespace) -> int:
         path = args.dataset
         dataset = load_jsonl(path) if os.path.isfile(path) else load_chroma(path)
         chunkers = []
+        asked: dict[tuple[Any, Any], float] = {}  # (size, overlap tokens) -> --overlap value
         for size in args.chunk_size:
             for ov in args.overlap:
                 tokens = round(ov * size) if ov < 1 else int(ov)
                 if tokens >= size:
                     raise ValueError(f"--overlap {ov} is not smaller than --chunk-size {size}")
                 chunkers.append(_chunker(args.chunker, size, tokens, options))
+                asked.setdefault((size, tokens), int(ov) if float(ov).is_integer() else ov)
         stage: dict[str, Any] = {}
         if args.answers:
             stage["answers"] = _llm(args)
@@ -359,6 +361,11 @@ def run(args: argparse.Namespace) -> int:
                 stage["answer_embedder"] = _embedder(args.judge_embedder, args.embed_model)
             stage["dry_run"] = args.dry_run
         result = evaluate(dataset, chunkers, _retriever(args), k=args.k, **stage)
+        for row in result.rows:  # the plot draws one line per --overlap value
+            key = (row.config.get("chunk_size"), row.config.get("chunk_overlap"))
+            ov = asked.get(key)
+            if ov is not None:
+                row.config["overlap"] = ov
     except (OSError, ValueError, TypeError, ImportError) as exc:
         print(f"ragchunk eval: error: {exc}", file=sys.stderr)
         return 2

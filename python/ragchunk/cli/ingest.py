@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import inspect
+import os
 import sys
 from typing import Any
 
@@ -114,10 +115,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no report")
 
 
+#: The stores whose URL names a folder.
+_FOLDER_STORES = ("lancedb", "parquet", "chroma")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the command; the exit status."""
     from ..ingest import IngestLockedError, ingest
 
+    scheme, sep, where = args.into.partition(":")
+    folder = os.path.expanduser(where.partition("?")[0])
+    if sep and scheme in _FOLDER_STORES and os.path.exists(folder) and not os.path.isdir(folder):
+        print(
+            f"ragchunk: error: --into {args.into}: {folder} is a file; a {scheme} store is a "
+            "folder (name a new or existing folder)",
+            file=sys.stderr,
+        )
+        return 2
     chunker = build_chunker(args.chunker, parse_options(args.option), args.chunk_size)
     embedder = load_embedder(args.embed) if args.embed else None
     try:
@@ -136,6 +150,12 @@ def run(args: argparse.Namespace) -> int:
         )
     except IngestLockedError as exc:
         print(f"ragchunk: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the store's folder cannot be made or written
+        print(
+            f"ragchunk: error: --into {args.into}: {exc.filename or ''}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
         return 2
     for source, message in report.failures:
         print(

@@ -153,13 +153,33 @@ def _source(path: str) -> tuple[str, Any]:
     with open(path, "rb") as fh:
         data = fh.read()
     if detect_format(data, path) in TEXT_FORMATS:
-        return data.decode("utf-8"), None
+        try:
+            return data.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); "
+                "convert it to UTF-8 first"
+            ) from None
     doc = parse(data, filename=path)
     return doc.text, doc
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the subcommand; returns the exit status."""
+    """Run the subcommand; returns the exit status: a file that cannot be read or shown, or
+    a package that is missing, is one error line naming the input (and no page is written)."""
+    try:
+        return _run(args)
+    except OSError as exc:
+        print(
+            f"ragchunk: error: {exc.filename or args.file}: {exc.strerror or exc}", file=sys.stderr
+        )
+        return 1
+    except ImportError as exc:
+        print(f"ragchunk: error: {args.file}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     text, doc = _source(args.file)
     chunkers = _chunkers(args)
     if args.terminal:

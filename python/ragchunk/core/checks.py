@@ -3,11 +3,12 @@ it, wherever it is given."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .dispatch import reject_surrogates
 
-__all__ = ["USIZE_MAX", "check_int", "check_parsed_text", "check_text"]
+__all__ = ["USIZE_MAX", "check_int", "check_parsed_text", "check_path", "check_text"]
 
 #: The largest size argument: the Rust core's ``usize``, so both backends refuse the same.
 USIZE_MAX = sys.maxsize * 2 + 1
@@ -35,6 +36,27 @@ def check_int(name: str, value: object, minimum: int) -> int:
     if value > USIZE_MAX:
         raise ValueError(f"{name} must be at most {USIZE_MAX}, got {value}")
     return value
+
+
+def check_path(path: object, name: str = "path") -> str:
+    """``path`` (a ``str`` or :class:`os.PathLike`) as a ``str`` with ``~`` expanded, or a
+    TypeError naming ``name``: every argument that takes a file path goes through it.
+
+    >>> import os, pathlib
+    >>> check_path(pathlib.Path("~/cache.sqlite")) == os.path.expanduser("~/cache.sqlite")
+    True
+    >>> check_path(":memory:")
+    ':memory:'
+    >>> check_path(3, "cache")
+    Traceback (most recent call last):
+    ...
+    TypeError: cache must be a str or os.PathLike path, got int
+    """
+    if isinstance(path, (str, os.PathLike)):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return os.path.expanduser(text)
+    raise TypeError(f"{name} must be a str or os.PathLike path, got {type(path).__name__}")
 
 
 def check_text(text: object, name: str = "text") -> str:

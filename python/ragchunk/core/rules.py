@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from .errors import reduce_error
+
 __all__ = [
     "CHAR_KEYS",
     "CodeLanguage",
@@ -95,6 +97,8 @@ class RulesError(ValueError):
         where = f"{FILE_NAME}, line {line}" if line is not None else FILE_NAME
         super().__init__(f"{where}: {message}")
         self.line = line
+
+    __reduce__ = reduce_error
 
 
 @dataclass(frozen=True)

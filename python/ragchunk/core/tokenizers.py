@@ -103,7 +103,7 @@ class Tokenizer:
         ...
         ValueError: tokenizer: cannot read '/no/such/tokenizer.json': ...
         """
-        full = os.path.abspath(os.fspath(path))
+        full = os.path.abspath(os.path.expanduser(os.fspath(path)))
         key = HF_PREFIX + full + ("#special" if add_special_tokens else "")
         with _LOCK:
             known = _HF.get(key)

@@ -8,6 +8,7 @@ import zipfile
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..core.checks import check_path
 from ._model import Document, Page, Section
 from ._safety import DocumentError, check_package, wrap_errors
 
@@ -66,7 +67,7 @@ _PAGED = frozenset(("pdf",))
 
 def _read(source: object, filename: str | None) -> tuple[bytes, str | None]:
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
+        path = check_path(source, "source")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"source: no such file {path!r}")
         with open(path, "rb") as f:

@@ -217,7 +217,8 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         text = ""
         offsets: list[int] = []
         boxes: list[Box] = []
-        for ln in para:
+        indents = _code_indents(para) if kind == "code" else None
+        for i, ln in enumerate(para):
             if boxes and ln.page == boxes[-1].page and ln.column == para[0].column:
                 b = boxes[-1]
                 boxes[-1] = Box(
@@ -227,10 +228,11 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
             else:
                 offsets.append(len(text) + (1 if text else 0))
                 boxes.append(Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom))
+            line = ln.text if indents is None else " " * indents[i] + ln.text
             if not text:
-                text = ln.text
+                text = line
             elif kind == "code":
-                text += "\n" + ln.text
+                text += "\n" + line
             elif text.endswith("-"):
                 text += ln.text
             else:
@@ -286,11 +288,24 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                     (this == kind or hanging or (kind == "caption" and this == "text"))
                     and abs(ln.size - prev.size) < 0.6
                     and (
+                        # Code runs on across blank lines and lines set on one baseline
+                        # in pieces, and across a column or page break whatever its last
+                        # line ends with.
+                        (
+                            prev.top - 2 < ln.top < prev.top + prev.size * 2.5
+                            if ln.page == prev.page and ln.column == prev.column
+                            else True
+                        )
+                        if this == "code" == kind
                         # A title runs on only at its own line spacing: the next title is
                         # further down.
-                        -2 < gap < prev.size * (0.5 if this == "title" else 1.0)
-                        if ln.page == prev.page and ln.column == prev.column
-                        else not prev.text.endswith((".", "!", "?", "。", "！", "？", ":", "："))
+                        else (
+                            -2 < gap < prev.size * (0.5 if this == "title" else 1.0)
+                            if ln.page == prev.page and ln.column == prev.column
+                            else not prev.text.endswith(
+                                (".", "!", "?", "。", "！", "？", ":", "：")
+                            )
+                        )
                     )
                 )
                 if not same or (this == "title" and kind == "title" and ln.page != prev.page):
@@ -302,6 +317,22 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
     flush()
     out.extend(pending)
     return out
+
+
+def _code_indents(lines: list[_Line]) -> list[int]:
+    """Each code line's indentation in characters, from its left edge: in a fixed-pitch font
+    every character is one advance wide (the lines' own width over their length), and the
+    leftmost line of the same column (on any page of the block) is at indentation 0."""
+    widths = sorted((ln.x1 - ln.x0) / len(ln.text) for ln in lines if len(ln.text) >= 4)
+    if not widths:
+        return [0] * len(lines)
+    advance = widths[len(widths) // 2]
+    if advance <= 0:
+        return [0] * len(lines)
+    left: dict[str, float] = {}
+    for ln in lines:
+        left[ln.column] = min(left.get(ln.column, ln.x0), ln.x0)
+    return [max(0, round((ln.x0 - left[ln.column]) / advance)) for ln in lines]
 
 
 def parse_pdf(

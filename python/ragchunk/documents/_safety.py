@@ -43,16 +43,18 @@ class DocumentError(RagchunkError, ValueError):
     refused by :data:`LIMITS`, or in a format that is not supported.
 
     The message names the file (and page, where there is one); ``filename`` and ``page``
-    hold them. It is a :class:`ragchunk.RagchunkError` and a :class:`ValueError`.
+    hold them, ``reason`` the message without them (for a caller that names the file
+    itself). It is a :class:`ragchunk.RagchunkError` and a :class:`ValueError`.
 
     >>> e = DocumentError("report.docx", "not a DOCX file")
-    >>> str(e), isinstance(e, ValueError)
-    ('report.docx: not a DOCX file', True)
+    >>> str(e), e.reason, isinstance(e, ValueError)
+    ('report.docx: not a DOCX file', 'not a DOCX file', True)
     """
 
     def __init__(self, filename: str | None, message: str, *, page: int | None = None) -> None:
         self.filename = filename
         self.page = page
+        self.reason = message
         where = filename or "<document>"
         if page is not None:
             where += f", page {page}"

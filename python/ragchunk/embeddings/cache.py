@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.checks import check_path
 from ..core.optional import np
 
 __all__ = ["EmbeddingCache"]
@@ -34,9 +35,7 @@ class EmbeddingCache:
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or path, got {type(path).__name__}")
-        self.path = os.fspath(path)
+        self.path = check_path(path)
         if self.path != ":memory:":
             folder = os.path.dirname(os.path.abspath(self.path))
             os.makedirs(folder, exist_ok=True)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.checks import check_path
+
 __all__ = ["Dataset", "Question", "Reference", "load_chroma", "load_jsonl", "save_jsonl"]
 
 
@@ -180,7 +182,7 @@ def load_chroma(path: str | os.PathLike[str]) -> Dataset:
     >>> load_chroma(d).questions[0].references[0].content
     'world'
     """
-    root = Path(path)
+    root = Path(check_path(path))
     csv_path = root / "questions.csv"
     if not csv_path.is_file():
         raise FileNotFoundError(f"path: no questions.csv in {root}")
@@ -224,7 +226,7 @@ def save_jsonl(dataset: Dataset, path: str | os.PathLike[str]) -> None:
     >>> save_jsonl(ds, p); load_jsonl(p) == ds
     True
     """
-    with open(path, "w", encoding="utf-8") as f:
+    with open(check_path(path), "w", encoding="utf-8") as f:
         if dataset.metadata:
             meta = {"type": "metadata", **dataset.metadata}
             f.write(json.dumps(meta, ensure_ascii=False) + "\n")
@@ -262,7 +264,8 @@ def load_jsonl(path: str | os.PathLike[str]) -> Dataset:
     corpora: dict[str, str] = {}
     questions = []
     metadata: dict[str, Any] = {}
-    name = os.path.basename(os.fspath(path))
+    path = check_path(path)
+    name = os.path.basename(path)
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():

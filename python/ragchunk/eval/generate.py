@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.checks import check_path
 from ..llm.base import LLM, Estimate, Price, as_llm
 from ..llm.prompts import PromptTemplate, as_template
 from ..llm.runner import drive, json_payload
@@ -112,7 +113,7 @@ def read_corpora(
     >>> read_corpora(d)
     {'a.md': 'A', 'sub/b.txt': 'B'}
     """
-    root = Path(path)
+    root = Path(check_path(path, "corpora"))
     if root.is_file():
         with root.open(encoding="utf-8", newline="") as f:
             return {root.name: f.read()}

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.checks import check_path
 from ..core.chunk import Chunk
 from ..core.optional import load
 from .answers import ANSWER_METRICS, JUDGES, AnswerItem, answer_metrics, estimate_answers
@@ -80,7 +81,7 @@ class EvalResult:
         """Write the flat rows as CSV."""
         dicts = self.to_dicts()
         cols = list(dict.fromkeys(c for d in dicts for c in d))
-        with open(path, "w", encoding="utf-8", newline="") as f:
+        with open(check_path(path), "w", encoding="utf-8", newline="") as f:
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             w.writerows(dicts)
@@ -99,17 +100,25 @@ class EvalResult:
         ]
         text = json.dumps(data, ensure_ascii=False)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
+            with open(check_path(path), "w", encoding="utf-8") as f:
                 f.write(text)
         return text
 
     def format(self, columns: Sequence[str] | None = None) -> str:
-        """A plain-text table (percentages for the metrics)."""
+        """A plain-text table (percentages for the metrics). The rank metrics' columns
+        ``recall@k``, ``ndcg@k``, ``mrr@k`` show each row at its own ``k``.
+
+        >>> rows = [ResultRow({"chunker": "c", "k": k}, {}, {f"recall@{k}": r}, {}, {})
+        ...         for k, r in ((1, 0.5), (3, 1.0))]
+        >>> print(EvalResult(rows).format(["chunker", "k", "recall@k"]))
+        chunker  k  recall@k
+        c        1      50.0
+        c        3     100.0
+        """
         dicts = self.to_dicts()
         if not dicts:
             return "(no rows)"
         if columns is None:
-            k = dicts[0]["k"]
             columns = [
                 "chunker",
                 "k",
@@ -119,9 +128,9 @@ class EvalResult:
                 "precision_mean",
                 "precision_omega_mean",
                 "iou_mean",
-                f"recall@{k}",
-                f"ndcg@{k}",
-                f"mrr@{k}",
+                "recall@k",
+                "ndcg@k",
+                "mrr@k",
             ]
             columns += [
                 f"{n}_mean"
@@ -130,7 +139,7 @@ class EvalResult:
             ]
 
         def cell(d: dict[str, Any], c: str) -> str:
-            v = d.get(c, "")
+            v = d.get(c.replace("@k", f"@{d['k']}") if c.endswith("@k") else c, "")
             if isinstance(v, float):
                 return f"{v:.1f}" if c in ("mean_tokens",) else f"{100 * v:.1f}"
             return str(v)
@@ -476,6 +485,8 @@ def plot(
 ) -> Any:
     """Draw ``metric`` against chunk size, one line per strategy (and overlap), for one ``k``
     (the first in the result by default). Needs matplotlib (``pip install ragchunk[eval]``).
+    A row's ``overlap`` (the overlap as it was asked for, such as ``0.25`` of every size),
+    when it has one, names its line instead of its ``chunk_overlap`` in tokens.
 
     Returns the matplotlib ``Figure``; saved to ``path`` (PNG, SVG...) when given.
 
@@ -495,7 +506,7 @@ def plot(
     for d in dicts:
         if d["k"] != k or d.get("chunk_size") is None:
             continue
-        label = f"{d['strategy']} overlap {d.get('chunk_overlap')}"
+        label = f"{d['strategy']} overlap {d.get('overlap', d.get('chunk_overlap'))}"
         lines.setdefault(label, []).append((float(d["chunk_size"]), float(d[metric])))
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, pts in sorted(lines.items()):
@@ -507,6 +518,6 @@ def plot(
     ax.legend(fontsize="small")
     fig.tight_layout()
     if path is not None:
-        fig.savefig(path)
+        fig.savefig(check_path(path))
         plt.close(fig)
     return fig

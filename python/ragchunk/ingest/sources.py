@@ -194,7 +194,7 @@ def iter_inputs(
         if isinstance(item, Document):
             yield item
         elif isinstance(item, (str, os.PathLike)):
-            path = os.fspath(item)
+            path = os.path.expanduser(os.fspath(item))
             if path == "-":
                 raise ValueError("sources: standard input ('-') cannot be ingested (no id)")
             for found in iter_sources([path], include):

@@ -561,6 +561,7 @@ parquet:DIR (or a store object), got 'nosuch:dir'
         params["fts"] = params["fts"].lower() in ("1", "true", "yes")
     params.update(options)
     if sep and rest:
+        rest = os.path.expanduser(rest)
         if scheme == "lancedb":
             return LanceDBStore(rest, **params)
         if scheme == "parquet":

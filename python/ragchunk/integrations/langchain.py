@@ -71,8 +71,10 @@ from langchain_text_splitters import Language, TextSplitter
 from typing_extensions import Self
 
 import ragchunk
+from ragchunk._pure.tokenizer import load_encoding
 from ragchunk.core import dispatch
 from ragchunk.core.chunk import Splitter
+from ragchunk.core.encodings import ENCODINGS
 from ragchunk.core.tokenizers import builtin_encoding
 from ragchunk.integrations._langchain_html import HTMLHeaderTextSplitter, HTMLSections
 from ragchunk.integrations._langchain_structured import (
@@ -134,16 +136,44 @@ class _TiktokenLength:
         return self.function(text)
 
 
-def _with_tiktoken_length(
-    splitter: TextSplitter, encoding_name: str, model_name: str | None
-) -> None:
-    """Mark the length function LangChain's ``from_tiktoken_encoder`` gave ``splitter``."""
-    tiktoken: Any = importlib.import_module("tiktoken")
+def _tiktoken_encoding(encoding_name: str, model_name: str | None) -> Any:
+    """The ``tiktoken.Encoding`` LangChain's code would get for these arguments: for the
+    built-in encodings (or a model using one) built from the vocabularies ragchunk ships,
+    so nothing is downloaded; any other name is tiktoken's (and its errors)."""
+    try:
+        tiktoken: Any = importlib.import_module("tiktoken")
+    except ImportError as exc:
+        raise ImportError(
+            "Could not import tiktoken python package. Please install it with "
+            "`pip install tiktoken`."
+        ) from exc
+    name = encoding_name
     if model_name is not None:
-        encoding = tiktoken.encoding_for_model(model_name)
-    else:
-        encoding = tiktoken.get_encoding(encoding_name)
-    splitter._length_function = _TiktokenLength(splitter._length_function, encoding)
+        name = tiktoken.model.encoding_name_for_model(model_name)  # tiktoken's KeyError
+    if isinstance(name, str) and name in ENCODINGS:
+        return load_encoding(name)
+    return tiktoken.get_encoding(name)
+
+
+def _tiktoken_length_function(
+    encoding_name: str = "gpt2",
+    model_name: str | None = None,
+    allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+    disallowed_special: Literal["all"] | Collection[str] = "all",
+) -> _TiktokenLength:
+    """LangChain's tiktoken length function (``len(enc.encode(text, allowed_special=...,
+    disallowed_special=...))``) on :func:`_tiktoken_encoding`'s encoding, marked for the core."""
+    allowed: Literal["all"] | AbstractSet[str] = (
+        set() if allowed_special is None else allowed_special
+    )
+    encoding = _tiktoken_encoding(encoding_name, model_name)
+
+    def length(text: str) -> int:
+        return len(
+            encoding.encode(text, allowed_special=allowed, disallowed_special=disallowed_special)
+        )
+
+    return _TiktokenLength(length, encoding)
 
 
 def _keep_mode(keep: object) -> str:
@@ -393,18 +423,18 @@ class RecursiveCharacterTextSplitter(_lc.RecursiveCharacterTextSplitter):
     ) -> Self:
         """A splitter measuring in tiktoken tokens, as LangChain's ``from_tiktoken_encoder``
         (LangChain's own length function, so the same errors on special-token text). For
-        ``cl100k_base`` and ``o200k_base`` (or a model using one) the core counts in Rust.
+        ``cl100k_base`` and ``o200k_base`` (or a model using one) the vocabulary is the one
+        ragchunk ships (nothing is downloaded) and the core counts in Rust.
 
         >>> s = RecursiveCharacterTextSplitter.from_tiktoken_encoder(
         ...     encoding_name="cl100k_base", chunk_size=4, chunk_overlap=0)
         >>> s.split_text("one two three four five six")
         ['one two three four', 'five six']
         """
-        splitter = super().from_tiktoken_encoder(
-            encoding_name, model_name, allowed_special, disallowed_special, **kwargs
+        length = _tiktoken_length_function(
+            encoding_name, model_name, allowed_special, disallowed_special
         )
-        _with_tiktoken_length(splitter, encoding_name, model_name)
-        return splitter
+        return cls(length_function=length, **kwargs)
 
 
 class CharacterTextSplitter(_lc.CharacterTextSplitter):
@@ -458,11 +488,10 @@ class CharacterTextSplitter(_lc.CharacterTextSplitter):
         >>> s.split_text("one two three")
         ['one two', 'three']
         """
-        splitter = super().from_tiktoken_encoder(
-            encoding_name, model_name, allowed_special, disallowed_special, **kwargs
+        length = _tiktoken_length_function(
+            encoding_name, model_name, allowed_special, disallowed_special
         )
-        _with_tiktoken_length(splitter, encoding_name, model_name)
-        return splitter
+        return cls(length_function=length, **kwargs)
 
 
 class TokenTextSplitter(_lc.TokenTextSplitter):
@@ -485,6 +514,50 @@ class TokenTextSplitter(_lc.TokenTextSplitter):
     ...     ).split_text("🦀 crab")
     ['\ufffd', '\ufffd crab']
     """
+
+    def __init__(
+        self,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> None:
+        # LangChain's constructor, with the built-in encodings read from ragchunk's own
+        # vocabularies (tiktoken would download them).
+        TextSplitter.__init__(self, **kwargs)  # its argument errors come first, as there
+        self._tokenizer = _tiktoken_encoding(encoding_name, model_name)
+        self._allowed_special = set() if allowed_special is None else allowed_special
+        self._disallowed_special = disallowed_special
+
+    @classmethod
+    def from_tiktoken_encoder(
+        cls,
+        encoding_name: str = "gpt2",
+        model_name: str | None = None,
+        allowed_special: Literal["all"] | AbstractSet[str] | None = None,
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        **kwargs: Any,
+    ) -> Self:
+        """A splitter windowing tiktoken tokens and measuring in them, as LangChain's
+        ``from_tiktoken_encoder`` (the built-in encodings from ragchunk's vocabularies).
+
+        >>> s = TokenTextSplitter.from_tiktoken_encoder(
+        ...     encoding_name="cl100k_base", chunk_size=2, chunk_overlap=0)
+        >>> s.split_text("one two three")
+        ['one two', ' three']
+        """
+        length = _tiktoken_length_function(
+            encoding_name, model_name, allowed_special, disallowed_special
+        )
+        return cls(
+            length_function=length,
+            encoding_name=encoding_name,
+            model_name=model_name,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
+            **kwargs,
+        )
 
     def split_text(self, text: str) -> list[str]:
         """LangChain's chunks of ``text``.

@@ -52,9 +52,30 @@ def _is_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
+def _source(path: str) -> Source | str:
+    """The file at ``path``, or why it cannot be read (a broken symbolic link, a file gone
+    since the folder was listed): reported and skipped, the walk goes on."""
+    try:
+        return Source(path, os.path.getsize(path))
+    except OSError as exc:
+        if os.path.islink(path) and not os.path.exists(path):
+            return f"{path}: broken symbolic link (to {os.readlink(path)!r}); skipped"
+        return f"{path}: {exc.strerror or exc}; skipped"
+
+
 def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
     """Every document of ``paths`` in order (directories walked in sorted order, globs
-    expanded); a path that matches nothing is yielded as its error message."""
+    expanded); a path that matches nothing, or a file that cannot be read (a broken
+    symbolic link), is yielded as its error message.
+
+    >>> import os, pathlib, tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> _ = pathlib.Path(root, "a.md").write_text("x")
+    >>> os.symlink(os.path.join(root, "gone.md"), os.path.join(root, "b.md"))
+    >>> [s if isinstance(s, str) else os.path.basename(s.path)
+    ...  for s in iter_sources([root], "*.md")]  # doctest: +ELLIPSIS
+    ['a.md', "/.../b.md: broken symbolic link (to '/.../gone.md'); skipped"]
+    """
     patterns = split_patterns(include)
     for path in paths:
         if path == "-":
@@ -64,15 +85,14 @@ def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
                 dirs.sort()
                 for name in sorted(files):
                     if any(fnmatch.fnmatch(name, p) for p in patterns):
-                        full = os.path.join(root, name)
-                        yield Source(full, os.path.getsize(full))
+                        yield _source(os.path.join(root, name))
         elif os.path.isfile(path):
-            yield Source(path, os.path.getsize(path))
+            yield _source(path)
         elif _is_glob(path):
             matches = sorted(m for m in glob.glob(path, recursive=True) if os.path.isfile(m))
             if not matches:
                 yield f"{path}: no file matches"
             for m in matches:
-                yield Source(m, os.path.getsize(m))
+                yield _source(m)
         else:
             yield f"{path}: no such file or directory"

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.checks import check_path
+
 __all__ = ["CachedAnswer", "LLMCache", "cache_key"]
 
 _SCHEMA = """
@@ -90,8 +92,8 @@ class LLMCache:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
-        path = os.fspath(path)
-        if not isinstance(path, str) or not path or path == ":memory:":
+        path = check_path(path)
+        if not path or path == ":memory:":
             raise ValueError("path must be a file path for the SQLite cache (not ':memory:')")
         parent = os.path.dirname(os.path.abspath(path))
         os.makedirs(parent, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
+from ..core.checks import check_path
 from ..core.optional import load
 
 
@@ -90,5 +91,5 @@ def plot(
     if values:
         ax.legend(loc="upper right", fontsize=7)
     if path is not None:
-        fig.savefig(os.fspath(path), bbox_inches="tight")
+        fig.savefig(check_path(path), bbox_inches="tight")
     return fig

@@ -17,6 +17,7 @@ import os
 import re
 from typing import Any
 
+from ..core.checks import check_path
 from ..documents import Document
 from ._model import Column, Overlay, Utf16, build_columns, build_overlay
 from ._pages import MAX_PAGES, PAGE_WIDTH, check_pages, locate_columns, pages_data
@@ -292,8 +293,9 @@ class View:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the page to ``path`` (UTF-8)."""
-        with open(os.fspath(path), "w", encoding="utf-8") as fh:
-            fh.write(self.html())
+        page = self.html()  # made first: a failure leaves no empty file behind
+        with open(check_path(path), "w", encoding="utf-8") as fh:
+            fh.write(page)
 
 
 def render(
