@@ -14,7 +14,7 @@ from typing import Any
 
 import ingest_helpers as h
 import pytest
-from ragchunk.ingest import Document, ingest, ingest_ray, open_store
+from ragchunk.ingest import Source, ingest, ingest_ray, open_store
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("lancedb")
@@ -108,7 +108,7 @@ def test_ray_dataset_source_equals_documents(ray_cluster: Any, tmp_path: Path) -
         )
     assert report.added == 10 and report.failed == 0
     clean = f"parquet:{tmp_path / 'clean'}"
-    ingest([Document(d, t) for d, t in docs], clean, h.chunker())
+    ingest([Source(d, t) for d, t in docs], clean, h.chunker())
     assert h.rows(store) == h.rows(clean)
     assert "vector" not in open_store(store).read().column_names
     with time_limit(RUN_TIMEOUT, "ingest_ray"):

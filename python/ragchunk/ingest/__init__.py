@@ -27,7 +27,7 @@ The guarantees:
 
 >>> import tempfile, ragchunk
 >>> store = "lancedb:" + tempfile.mkdtemp()
->>> report = ingest([Document("a", "Hello world. Bye.")], store, ragchunk.RecursiveSplitter(3))
+>>> report = ingest([Source("a", "Hello world. Bye.")], store, ragchunk.RecursiveSplitter(3))
 >>> report.added, report.chunks_written
 (1, 2)
 >>> sorted(open_store(store).read()["text"].to_pylist())
@@ -37,9 +37,10 @@ The guarantees:
 from __future__ import annotations
 
 from .manifest import IngestLockedError, Manifest, StoreLock
-from .pipeline import CLEANUP_MODES, IngestReport, chunk_id, config_hash, ingest
+from .pipeline import CLEANUP_MODES, IngestReport, ingest
 from .ray import IngestBatches, ingest_ray
-from .sources import Document, Reader, content_hash, read_text
+from .rows import chunk_id, config_hash
+from .sources import Reader, Source, content_hash, read_text
 from .stores import (
     ChromaStore,
     LanceDBStore,
@@ -53,7 +54,6 @@ from .stores import (
 __all__ = [
     "CLEANUP_MODES",
     "ChromaStore",
-    "Document",
     "IngestBatches",
     "IngestLockedError",
     "IngestReport",
@@ -61,6 +61,7 @@ __all__ = [
     "Manifest",
     "ParquetStore",
     "Reader",
+    "Source",
     "Store",
     "StoreLock",
     "chunk_id",

@@ -43,17 +43,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .pipeline import (
-    KEPT_MARK,
-    IngestReport,
-    _chunk_rows,
-    _Item,
-    _session,
-    _with_vectors,
-    config_hash,
-    parse_file,
-)
-from .sources import Reader, SourceFile, content_hash, default_include, iter_inputs
+from .pipeline import KEPT_MARK, IngestReport, _session
+from .rows import _chunk_rows, _Item, _with_vectors, config_hash
+from .sources import Reader, SourceFile, content_hash, default_include, iter_inputs, parse_file
 from .stores import Store, row_schema
 
 __all__ = ["IngestBatches", "ingest_ray"]
