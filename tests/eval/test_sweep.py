@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from ragchunk import Chunk, RecursiveSplitter, TokenWindowSplitter
+from ragchunk.cli.eval import add_arguments, run
 from ragchunk.eval import (
     BM25,
     Dataset,
@@ -23,7 +24,6 @@ from ragchunk.eval import (
     plot,
     span_scores,
 )
-from ragchunk.eval.cli import add_arguments, run
 from ragchunk.eval.sweep import chunk_corpora
 
 TEXT = "Cats purr softly. Dogs bark loudly at night. Fish swim in the sea. Birds sing at dawn."

@@ -360,10 +360,12 @@ def test_docstring_examples() -> None:
     import doctest
     import importlib
 
-    names = ("", ".manifest", ".pipeline", ".sources", ".stores", ".cli", ".ray", "._faults")
+    names = ("", ".manifest", ".pipeline", ".sources", ".stores", ".ray", "._faults", "cli")
     names += (".rows", ".workers", ".progress", ".search")
     for name in names:
-        module = importlib.import_module("ragchunk.ingest" + name)
+        module = importlib.import_module(
+            "ragchunk.cli.ingest" if name == "cli" else "ragchunk.ingest" + name
+        )
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0 and result.attempted > 0, f"{module.__name__}: {result}"
 

@@ -23,6 +23,7 @@ from openai_server import (
     truncated,
 )
 from ragchunk import MarkdownSplitter, SentenceSplitter
+from ragchunk.cli import estimate as llm_cli
 from ragchunk.llm import (
     CONTEXT_PROMPT,
     LLM,
@@ -33,7 +34,6 @@ from ragchunk.llm import (
     Price,
     PropositionChunker,
 )
-from ragchunk.llm import cli as llm_cli
 from ragchunk.llm.boundary import parse_indices
 from ragchunk.llm.propositions import parse_groups
 

@@ -181,7 +181,8 @@ def test_ragchunk_view_parses_pdf_and_docx(
 
 def test_the_viewer_doctests() -> None:
     from ragchunk import viz
-    from ragchunk.viz import _model, _pages, cli, html, terminal
+    from ragchunk.cli import view as cli
+    from ragchunk.viz import _model, _pages, html, terminal
 
     results = [
         doctest.testmod(m, optionflags=doctest.ELLIPSIS)

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import dispatch
+
 __all__ = ["Chunk", "MdChunkRaw", "Splitter", "check_texts", "check_workers"]
 
 #: What the section packer (Markdown, HTML) returns per chunk, on both backends:
@@ -66,6 +68,25 @@ class Chunk:
     end: int
     token_count: int
     metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_record(self, chunk_index: int) -> dict[str, Any]:
+        """The chunk as the plain record that ``ragchunk chunk`` writes (one JSON line),
+        :func:`ragchunk.documents.chunk_file` returns and the Arrow tables hold:
+        ``chunk_index`` (its position in its document), ``text``, ``start``, ``end``,
+        ``token_count`` and a copy of ``metadata``.
+
+        >>> Chunk("Bye.", 13, 17, 2, {"pages": [1]}).to_record(3)
+        {'chunk_index': 3, 'text': 'Bye.', 'start': 13, 'end': 17, 'token_count': 2, \
+'metadata': {'pages': [1]}}
+        """
+        return {
+            "chunk_index": chunk_index,
+            "text": self.text,
+            "start": self.start,
+            "end": self.end,
+            "token_count": self.token_count,
+            "metadata": dict(self.metadata),
+        }
 
 
 class Splitter:
@@ -128,6 +149,21 @@ class Splitter:
             return "chars"
         encoding = getattr(self, "_encoding", None)
         return encoding if isinstance(encoding, str) else None
+
+    @property
+    def holds_gil(self) -> bool:
+        """Whether :meth:`split_batch` runs Python code for each document, so that threads
+        would take turns: on the fallback backend, or when sizes are counted by a Python
+        callable (a subclass that chunks in Python on either backend may say so by overriding
+        it). Batch runners (``ragchunk chunk --parallel auto``) use processes then.
+
+        >>> from ragchunk import RecursiveSplitter, backend
+        >>> RecursiveSplitter(64).holds_gil == (backend == "python")
+        True
+        >>> RecursiveSplitter(64, tokenizer=lambda s: len(s.split())).holds_gil
+        True
+        """
+        return not dispatch.compiled() or self.tokenizer_name == "callable"
 
     def split_text(self, text: str) -> list[str]:
         """Just the chunk strings of :meth:`split`."""

@@ -32,8 +32,11 @@ from .errors import RagchunkError
 
 __all__ = [
     "BACKENDS",
+    "compiled",
+    "compiled_object",
     "core",
     "fix_surrogates",
+    "holds_gil",
     "name",
     "on_rust",
     "reject_surrogates",
@@ -112,6 +115,43 @@ def name() -> str:
     True
     """
     return _name
+
+
+def compiled() -> bool:
+    """Whether the compiled core is the backend now in use (``name() == "rust"``).
+
+    >>> compiled() == (name() == "rust")
+    True
+    """
+    return _name == "rust"
+
+
+def compiled_object(chunker: object) -> Any:
+    """The compiled core's configured twin of ``chunker`` when the Rust backend is active and
+    the chunker has one (its ``_core(module)`` builder), else ``None``. Raises what the
+    builder raises (a ``UnicodeEncodeError`` for an option holding a lone surrogate).
+
+    >>> compiled_object(object()) is None
+    True
+    """
+    build = getattr(chunker, "_core", None)
+    if _core is None or build is None:
+        return None
+    return build(_core)
+
+
+def holds_gil(chunker: object) -> bool:
+    """Whether ``chunker`` runs Python code while it chunks a batch, so that threads would
+    take turns: its own ``holds_gil`` answer (:attr:`ragchunk.Splitter.holds_gil`, a RAGFlow
+    component's), else whether the fallback backend is in use.
+
+    >>> holds_gil(object()) == (not compiled())
+    True
+    """
+    answer = getattr(chunker, "holds_gil", None)
+    if isinstance(answer, bool):
+        return answer
+    return not compiled()
 
 
 def set_backend(backend: str) -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "ResolvedTokenizer",
     "Tokenizer",
     "available_tokenizers",
+    "builtin_encoding",
     "hf_tokenizer",
     "resolve_tokenizer",
 ]
@@ -327,11 +328,15 @@ def _zero_on_value_error(exact: Callable[[str], int]) -> Callable[[str], int]:
     return count
 
 
-def _is_builtin_encoding(enc: Any) -> str | None:
-    """The built-in name ``enc`` is equivalent to, if any.
+def builtin_encoding(enc: Any) -> str | None:
+    """The built-in encoding name (``"cl100k_base"``, ``"o200k_base"``) that the
+    ``tiktoken.Encoding`` ``enc`` is equivalent to, if any (then it is counted in Rust).
 
     An Encoding merely *named* cl100k_base but built with other rules must not take the Rust
     fast path, so the split pattern, special tokens and vocabulary size are compared too.
+
+    >>> builtin_encoding("cl100k_base") is None  # a name, not an Encoding
+    True
     """
     name = getattr(enc, "name", None)
     spec = ENCODINGS.get(name) if isinstance(name, str) else None
@@ -346,6 +351,10 @@ def _is_builtin_encoding(enc: Any) -> str | None:
     except Exception:
         return None
     return spec.name if same else None
+
+
+#: The former name of :func:`builtin_encoding`.
+_is_builtin_encoding = builtin_encoding
 
 
 def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
@@ -370,7 +379,7 @@ def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
     cls = type(tokenizer)
     module = getattr(cls, "__module__", "") or ""
     if module.startswith("tiktoken") and hasattr(tokenizer, "encode"):
-        name = _is_builtin_encoding(tokenizer)
+        name = builtin_encoding(tokenizer)
         if name is not None:
             return ResolvedTokenizer(builtin=name)
         encode = tokenizer.encode

@@ -23,6 +23,7 @@ encrypted files raise :class:`DocumentError` naming the file.
 
 from __future__ import annotations
 
+from ._batch import DOCUMENT_INCLUDE, chunk_file, chunk_files, parsers_available
 from ._chunk import chunk_document, heading_paths
 from ._model import KINDS, Box, Document, Location, Page, Section, Span
 from ._parse import FORMATS, detect_format, parse
@@ -30,6 +31,7 @@ from ._safety import LIMITS, DocumentError
 from ._sheets import row_sentences
 
 __all__ = [
+    "DOCUMENT_INCLUDE",
     "FORMATS",
     "KINDS",
     "LIMITS",
@@ -41,8 +43,11 @@ __all__ = [
     "Section",
     "Span",
     "chunk_document",
+    "chunk_file",
+    "chunk_files",
     "detect_format",
     "heading_paths",
     "parse",
+    "parsers_available",
     "row_sentences",
 ]

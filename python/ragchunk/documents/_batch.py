@@ -16,7 +16,7 @@ from typing import Any
 from ._chunk import chunk_document
 from ._parse import parse
 
-__all__ = ["DOCUMENT_INCLUDE", "available", "chunk_file", "chunk_files"]
+__all__ = ["DOCUMENT_INCLUDE", "available", "chunk_file", "chunk_files", "parsers_available"]
 
 #: The binary document formats that are only read through :func:`~ragchunk.documents.parse`:
 #: the patterns ``ragchunk chunk --documents`` and ``ingest`` add to their folder walk.
@@ -33,6 +33,16 @@ def available() -> bool:
     True
     """
     return all(importlib.util.find_spec(name) is not None for name in _PARSERS)
+
+
+def parsers_available() -> bool:
+    """Whether the parsers of the ``documents`` extra are installed: what
+    ``ragchunk chunk --documents`` and ``ingest`` check before they read PDF, DOCX or XLSX.
+
+    >>> parsers_available() == available()
+    True
+    """
+    return available()
 
 
 def chunk_file(data: bytes, filename: str | None, chunker: Any) -> list[dict[str, Any]]:
@@ -55,32 +65,15 @@ def chunk_file(data: bytes, filename: str | None, chunker: Any) -> list[dict[str
             f"documents, got {type(chunker).__name__}"
         )
     doc = parse(data, filename=filename)
-    return [
-        {
-            "chunk_index": k,
-            "text": c.text,
-            "start": c.start,
-            "end": c.end,
-            "token_count": c.token_count,
-            "metadata": dict(c.metadata),
-        }
-        for k, c in enumerate(chunk_document(doc, chunker))
-    ]
+    return [c.to_record(k) for k, c in enumerate(chunk_document(doc, chunker))]
 
 
-def chunk_files(
-    chunker: Any, parquet: bool, names: list[str], datas: list[bytes]
-) -> list[list[dict[str, Any]]] | Any:
-    """One worker's share of ``ragchunk chunk --documents``: the records of each file, or for
-    Parquet their Arrow table (a ``source`` column of ``names``, then the chunk columns).
+def chunk_files(chunker: Any, names: list[str], datas: list[bytes]) -> list[list[dict[str, Any]]]:
+    """The records of each file (:func:`chunk_file` over ``datas``, ``names`` their file
+    names): one worker's share of ``ragchunk chunk --documents``.
 
     >>> from ragchunk import CharacterSplitter
-    >>> chunk_files(CharacterSplitter(8), True, ["a.txt"], [b"Hello."])["source"].to_pylist()
-    ['a.txt']
+    >>> [r["text"] for r in chunk_files(CharacterSplitter(8), ["a.txt"], [b"Hello."])[0]]
+    ['Hello.']
     """
-    records = [chunk_file(data, name, chunker) for name, data in zip(names, datas, strict=True)]
-    if not parquet:
-        return records
-    from ..io.arrow import _pyarrow, records_table
-
-    return records_table(_pyarrow().table({"source": names}), records)
+    return [chunk_file(data, name, chunker) for name, data in zip(names, datas, strict=True)]

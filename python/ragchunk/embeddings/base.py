@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from ..core import dispatch
-from ._counting import BatchCounter, batch_counter
-from ._numpy import np
+from ..core.optional import np
 from .cache import EmbeddingCache
+from .counting import BatchCounter, batch_counter
 
 __all__ = [
     "Embedder",

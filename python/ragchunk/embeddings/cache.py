@@ -9,7 +9,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ._numpy import np
+from ..core.optional import np
 
 __all__ = ["EmbeddingCache"]
 

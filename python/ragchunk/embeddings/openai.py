@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..core.http import HTTPClient
-from ._counting import batch_counter
-from ._numpy import np
+from ..core.optional import np
 from .base import check_embeddings
+from .counting import batch_counter
 
 __all__ = ["OpenAICompatibleEmbedder"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ._numpy import np
+from ..core.optional import np
 
 __all__ = ["WordLlamaEmbedder", "load_wordllama"]
 

@@ -1,8 +1,11 @@
-"""``python -m ragchunk.eval``: the ``eval`` subcommand on its own."""
+"""``python -m ragchunk.eval ...``: the same as ``ragchunk eval ...``.
 
+The program is run, not imported: the evaluation library never imports the command line.
+"""
+
+import runpy
 import sys
 
-from .cli import main
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.argv[1:1] = ["eval"]
+    runpy.run_module("ragchunk", run_name="__main__", alter_sys=True)

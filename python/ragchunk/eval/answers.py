@@ -39,9 +39,9 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..llm._runner import json_payload
 from ..llm.base import LLM, Estimate, Price, as_llm
 from ..llm.prompts import PromptTemplate, as_template
+from ..llm.runner import json_payload
 from .text_metrics import TEXT_METRICS, text_scores
 
 __all__ = [
@@ -447,8 +447,8 @@ def answer_metrics(
 
 
 def _relevance(pending: list[tuple[AnswerRecord, str, list[str], float]], embedder: Any) -> None:
+    from ..core.optional import np
     from ..embeddings import as_embedder
-    from ..embeddings._numpy import np
 
     emb = as_embedder(embedder)
     texts = [t for _, q, qs, _ in pending for t in (q, *qs)]

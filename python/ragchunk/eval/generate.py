@@ -46,9 +46,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..llm._runner import drive, json_payload
 from ..llm.base import LLM, Estimate, Price, as_llm
 from ..llm.prompts import PromptTemplate, as_template
+from ..llm.runner import drive, json_payload
 from .dataset import Dataset, Question, Reference
 
 __all__ = [
@@ -726,7 +726,7 @@ def _filter(
         texts.append(p.question)
         texts.extend(docs[p.corpus_id][m.start : m.end] for m in p.matches)
     vectors = emb.embed(texts)
-    from ..embeddings._numpy import np
+    from ..core.optional import np
 
     v = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(v, axis=1, keepdims=True)

@@ -215,7 +215,7 @@ class _Run:
         return out
 
     def _rows(self, items: list[_Item]) -> Any:
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         t = time.perf_counter()
         local = [it for it in items if it.rows is None]
@@ -266,7 +266,7 @@ class _Run:
     def store_rows(self, done: list[tuple[_Item, Any]]) -> None:
         """Write chunked sources, ``(item, rows)``, by the write protocol: pending, upsert,
         commit, delete the garbage."""
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         if not done:
             return

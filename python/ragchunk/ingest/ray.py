@@ -62,7 +62,7 @@ _STATUS_FIELDS = (
 
 
 def _out_schema(dim: int | None) -> Any:
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
     schema = row_schema(dim)
@@ -119,7 +119,7 @@ class IngestBatches:
 
     def __call__(self, batch: Any) -> Any:
         """The rows of one batch (a ``pyarrow.Table``)."""
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         pa = _pyarrow()
         sids = batch["source_id"].to_pylist()
@@ -176,7 +176,7 @@ class IngestBatches:
     def _rows(self, items: list[_Item], status: list[tuple[str, str, str, str]]) -> Any:
         """Chunk and embed ``items``; a batch that fails is retried source by source, and a
         source that fails becomes a failed status."""
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         pa = _pyarrow()
         try:
@@ -201,7 +201,7 @@ class IngestBatches:
         computed: int,
         asked: int,
     ) -> Any:
-        from ..io.arrow import _pyarrow
+        from ..core.optional import pyarrow as _pyarrow
 
         pa = _pyarrow()
         n = len(status)

@@ -129,7 +129,7 @@ def _text_rows(chunker: Any, items: list[_Item], config: str, workers: int | Non
     arrays made once (nulls, a repeated ``"{}"``). Rows with metadata take the general path,
     which decodes each distinct metadata string once per source.
     """
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
     import pyarrow.compute as pc  # type: ignore[import-untyped]
@@ -226,7 +226,8 @@ _LISTS = ("heading_path", "pages", "boxes")
 def _text_table(chunker: Any, items: list[_Item], workers: int | None) -> Any:
     """:func:`chunk_table`'s rows of plain-text ``items`` (a ``row`` id column), in one
     batch."""
-    from ..io.arrow import _pyarrow, chunk_table
+    from ..core.optional import pyarrow as _pyarrow
+    from ..io.arrow import chunk_table
 
     pa = _pyarrow()
     docs = pa.table(
@@ -243,8 +244,8 @@ def _document_rows(chunker: Any, item: _Item, config: str) -> Any:
     the chunk's ``headings`` are the ``heading_path``, its ``pages`` and the boxes of its
     ``bboxes`` (``(x0, top, x1, bottom)``, unchanged) the ``pages`` and ``boxes``; the rest
     of its metadata (the ``bboxes`` with their pages among it) is the row's ``metadata``."""
+    from ..core.optional import pyarrow as _pyarrow
     from ..documents import chunk_document
-    from ..io.arrow import _pyarrow
 
     if not callable(getattr(chunker, "split", None)):
         raise TypeError("chunker must be a Splitter to chunk parsed documents, not a component")
@@ -303,7 +304,7 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     """The store rows of ``items``, in their order: plain texts chunked together in one
     :func:`~ragchunk.chunk_table` batch (see :func:`_text_rows`), each parsed document by
     :func:`_document_rows`."""
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     texts = [i for i, it in enumerate(items) if isinstance(it.text, str)]
     if len(texts) == len(items):
@@ -327,7 +328,7 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
 
 
 def _with_vectors(rows: Any, vectors: Any) -> Any:
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     pa = _pyarrow()
     dim = int(vectors.shape[1]) if rows.num_rows else 1

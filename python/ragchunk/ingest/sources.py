@@ -159,9 +159,9 @@ def documents_available() -> bool:
     >>> isinstance(documents_available(), bool)
     True
     """
-    from ..documents._batch import available
+    from ..documents import parsers_available
 
-    return available()
+    return parsers_available()
 
 
 def default_include() -> str:
@@ -171,7 +171,7 @@ def default_include() -> str:
     >>> default_include().startswith("*.md")
     True
     """
-    from ..cli import DEFAULT_INCLUDE
+    from ..io.files import DEFAULT_INCLUDE
 
     if not documents_available():
         return DEFAULT_INCLUDE
@@ -188,7 +188,7 @@ def iter_inputs(
     >>> list(iter_inputs([Source("a", "x")], "*.md"))
     [Source(source_id='a', text='x', metadata={})]
     """
-    from ..cli import iter_sources
+    from ..io.files import iter_sources
 
     if isinstance(sources, (str, os.PathLike, Source)):
         sources = [sources]

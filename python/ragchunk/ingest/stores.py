@@ -55,7 +55,7 @@ _T = TypeVar("_T")
 
 
 def _pa() -> Any:
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
 
     return _pyarrow()
 

@@ -12,7 +12,8 @@ order they finish in, so a run's rows are those of one worker. The parent:
   worker's own size when it is ready plus ``file_memory``, so an allocation past it fails in
   the child (a ``MemoryError``, or a parser's out-of-memory error), and the parent watches the
   child's resident size and stops it when it grows more than ``file_memory``; either way the
-  file is reported as failed by ``file_memory``;
+  file is reported as failed by ``file_memory`` (a native library that cannot allocate
+  aborts: a worker under a memory limit that dies by ``SIGABRT`` is reported as over it);
 * reports a worker that dies (a segmentation fault in a native library, ``SIGKILL``) as a
   failure of the file it held;
 
@@ -188,7 +189,7 @@ def _vm_size() -> int | None:
 
 def _warm_up() -> None:
     """Import what parsing needs before the first file's clock starts."""
-    from ..io.arrow import _pyarrow
+    from ..core.optional import pyarrow as _pyarrow
     from .sources import documents_available
 
     _pyarrow()
@@ -235,15 +236,18 @@ def _worker_main(conn: Any, setup_bytes: bytes, file_memory: int | None) -> None
 
 
 def _mib(n: int | None) -> str:
-    return "none" if n is None else f"{n / 1024**2:g} MiB"
+    return "none" if n is None else f"{n / 1024**2:.0f} MiB"
 
 
-def _rss(pid: int) -> int | None:
+def _sizes(pid: int) -> tuple[int, int] | None:
+    """``(address space, resident)`` bytes of a process, or None."""
     try:
         with open(f"/proc/{pid}/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
+            vm, rss = fh.read().split()[:2]
+    except (OSError, ValueError):
         return None
+    page = os.sysconf("SC_PAGE_SIZE")
+    return int(vm) * page, int(rss) * page
 
 
 class _Worker:
@@ -257,7 +261,8 @@ class _Worker:
         self.ready = False
         self.task: Task | None = None
         self.deadline = float("inf")
-        self.base_rss: int | None = None
+        self.base: tuple[int, int] | None = None  # sizes when its file was sent
+        self.grown = 0  # the most its address space grew over ``base`` (sampled)
 
     def stop(self) -> None:
         if self.proc.is_alive():
@@ -415,7 +420,7 @@ class Supervisor:
                 continue
             w.task = task
             w.deadline = time.monotonic() + self.file_timeout if self.file_timeout else float("inf")
-            w.base_rss = _rss(w.proc.pid)
+            w.base, w.grown = _sizes(w.proc.pid), 0
         want = min(self.workers, len(self._pool) + len(queue) - starting)
         while len(self._pool) < want:
             self._start()
@@ -451,16 +456,18 @@ class Supervisor:
                     f"file_timeout: stopped after {self.file_timeout:g} s "
                     "(the file took longer than the limit)",
                 )
-            elif self.file_memory is not None:
-                rss = _rss(w.proc.pid)
-                if rss is not None and w.base_rss is not None:
-                    if rss - w.base_rss > self.file_memory:
-                        self._fail(
-                            w,
-                            done,
-                            f"file_memory: stopped at {_mib(rss - w.base_rss)} over the "
-                            f"worker's own size (the limit is {_mib(self.file_memory)})",
-                        )
+            elif self.file_memory is not None and w.base is not None:
+                sizes = _sizes(w.proc.pid)
+                if sizes is None:
+                    continue
+                w.grown = max(w.grown, sizes[0] - w.base[0])
+                if sizes[1] - w.base[1] > self.file_memory:
+                    self._fail(
+                        w,
+                        done,
+                        f"file_memory: stopped at {_mib(sizes[1] - w.base[1])} over the "
+                        f"worker's own size (the limit is {_mib(self.file_memory)})",
+                    )
 
     def _receive(self, w: _Worker, done: dict[int, Outcome]) -> None:
         try:
@@ -477,7 +484,19 @@ class Supervisor:
                     f"an ingest worker exited while starting (exit code {w.proc.exitcode}); "
                     "is file_memory large enough for the worker's libraries?"
                 )
-            self._fail(w, done, f"the worker crashed ({_death(w.proc.exitcode)})")
+            death = _death(w.proc.exitcode)
+            code = w.proc.exitcode
+            aborted = code is not None and -code in (signal.SIGABRT, signal.SIGTRAP)
+            if self.file_memory is not None and (aborted or w.grown >= self.file_memory // 2):
+                # a native library that cannot allocate under RLIMIT_AS aborts (PDFium,
+                # C++'s bad_alloc): the allocation past the limit is the likely cause
+                reason = (
+                    f"file_memory: the worker aborted ({death}), most likely on an "
+                    f"allocation past the limit of {_mib(self.file_memory)}"
+                )
+            else:
+                reason = f"the worker crashed ({death})"
+            self._fail(w, done, reason)
             return
         kind = msg[0]
         if kind == "ready":

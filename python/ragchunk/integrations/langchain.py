@@ -61,7 +61,7 @@ import copy
 import importlib
 import re
 import weakref
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, ClassVar, Literal
 
@@ -73,14 +73,13 @@ from typing_extensions import Self
 import ragchunk
 from ragchunk.core import dispatch
 from ragchunk.core.chunk import Splitter
-from ragchunk.core.tokenizers import _is_builtin_encoding
+from ragchunk.core.tokenizers import builtin_encoding
+from ragchunk.integrations._langchain_html import HTMLHeaderTextSplitter, HTMLSections
 from ragchunk.integrations._langchain_structured import (
-    HTMLHeaderTextSplitter,
-    HTMLSectionSplitter,
     MarkdownHeaderTextSplitter,
     RecursiveJsonSplitter,
 )
-from ragchunk.splitters.recursive import _rust_regex
+from ragchunk.splitters.recursive import rust_regex
 
 __all__ = [
     "CharacterTextSplitter",
@@ -128,7 +127,7 @@ class _TiktokenLength:
 
     def __init__(self, function: Callable[[str], int], encoding: Any) -> None:
         self.function = function
-        self.builtin = _is_builtin_encoding(encoding)
+        self.builtin = builtin_encoding(encoding)
         self.special = tuple(sorted(encoding.special_tokens_set))
 
     def __call__(self, text: str) -> int:
@@ -253,7 +252,7 @@ def _core_splitter(
             return None
         if re.compile(sep).groups:  # re.split would put the groups' text among the pieces
             return None
-        translated = _rust_regex(sep)
+        translated = rust_regex(sep)
         if translated is None:
             return None
         rust_seps.append((sep, translated))
@@ -317,7 +316,7 @@ def _token_windows(splitter: TextSplitter, core: Any, text: str) -> list[str] | 
     encoding = splitter._tokenizer  # type: ignore[attr-defined]
     known = _TOKENIZERS.get(id(encoding))
     if known is None or known[0] is not encoding:
-        known = (encoding, _is_builtin_encoding(encoding), tuple(encoding.special_tokens_set))
+        known = (encoding, builtin_encoding(encoding), tuple(encoding.special_tokens_set))
         _TOKENIZERS[id(encoding)] = known
     _, builtin, special = known
     if builtin is None or any(token in text for token in special):
@@ -538,6 +537,44 @@ class PythonCodeTextSplitter(RecursiveCharacterTextSplitter, _lc.PythonCodeTextS
     def __init__(self, **kwargs: Any) -> None:
         separators = self.get_separators_for_language(Language.PYTHON)
         RecursiveCharacterTextSplitter.__init__(self, separators=separators, **kwargs)
+
+
+class HTMLSectionSplitter(HTMLSections):
+    """LangChain's ``HTMLSectionSplitter``: a drop-in, and a subclass of LangChain's class.
+    The same arguments (``headers_to_split_on`` and the keyword arguments of the recursive
+    splitter ``split_documents`` applies), LangChain's XSLT step (lxml) that turns large-font
+    text into headers, then LangChain's sections (a section's text is every string from its
+    header, the header's own included, to the next header, and the first section is the
+    ``#TITLE#`` one), read in one pass of ``html.parser`` instead of a BeautifulSoup tree;
+    ``split_documents`` splits the sections with ragchunk's
+    :class:`~ragchunk.integrations.langchain.RecursiveCharacterTextSplitter`.
+
+    >>> s = HTMLSectionSplitter([("h1", "H1"), ("h2", "H2")])
+    >>> page = "<html><body><p>Lead</p><h1>Intro</h1><p>Hello</p><h2>Part</h2><p>a</p></body>"
+    >>> for d in s.split_text(page):
+    ...     print(repr(d.page_content), d.metadata)
+    'Lead' {'H1': '#TITLE#'}
+    'Intro \\n Hello' {'H1': 'Intro'}
+    'Part \\n a' {'H2': 'Part'}
+
+    A subclass overriding ``split_html_by_headers`` keeps it.
+    """
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """LangChain's ``split_documents``: the sections of each document, split by ragchunk's
+        recursive drop-in with this splitter's keyword arguments.
+
+        >>> s = HTMLSectionSplitter([("h1", "H1")], chunk_size=10, chunk_overlap=0)
+        >>> [d.page_content for d in s.split_documents(
+        ...     [Document("<h1>T</h1><p>one two three</p>", metadata={"Title": "x"})])]
+        ['T', 'one two', 'three']
+        """
+        texts, metadatas = [], []
+        for doc in documents:
+            texts.append(doc.page_content)
+            metadatas.append(doc.metadata)
+        results = self.create_documents(texts, metadatas=metadatas)
+        return RecursiveCharacterTextSplitter(**self.kwargs).split_documents(results)
 
 
 # ----------------------------------------------------------------------------------------------

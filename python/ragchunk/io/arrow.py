@@ -36,6 +36,7 @@ from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import Splitter, check_workers
+from ..core.optional import pyarrow
 from ..ragflow.pipeline import SplitterComponent
 
 __all__ = ["OUTPUT_COLUMNS", "chunk_table", "has_arrow_path", "output_schema", "records_table"]
@@ -47,13 +48,7 @@ _ON_NULL = ("error", "skip")
 
 
 def _pyarrow() -> Any:
-    try:
-        import pyarrow  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "ragchunk.io.arrow needs pyarrow: pip install 'ragchunk[arrow]'"
-        ) from None
-    return pyarrow
+    return pyarrow("ragchunk.io.arrow")
 
 
 def output_schema(id_fields: Sequence[Any] = ()) -> Any:
@@ -90,14 +85,10 @@ def has_arrow_path(chunker: object) -> bool:
 
 
 def _arrow_core(chunker: object) -> Any:
-    core = dispatch.core()
-    if core is None or not isinstance(chunker, Splitter):
-        return None
-    build = getattr(chunker, "_core", None)
-    if build is None:
+    if not isinstance(chunker, Splitter):
         return None
     try:
-        obj = build(core)
+        obj = dispatch.compiled_object(chunker)
     except UnicodeEncodeError:  # an option with a lone surrogate: only Python runs it
         return None
     return obj if hasattr(obj, "split_arrow") else None
@@ -334,8 +325,7 @@ def _chunk_files(
 ) -> Any:
     """``chunk_table`` over files: each value parsed as a document, then chunked."""
     pa = _pyarrow()
-    from ..documents._batch import chunk_file
-    from ..documents._safety import DocumentError
+    from ..documents import DocumentError, chunk_file
 
     if not isinstance(chunker, Splitter):
         raise TypeError(

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..core import dispatch
 from ..core.chunk import Chunk
-from ..embeddings._numpy import np
+from ..core.optional import np
 from ..embeddings.base import check_embeddings
 from . import _pure
 

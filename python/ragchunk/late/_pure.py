@@ -8,7 +8,7 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from ..embeddings._numpy import np
+from ..core.optional import np
 
 
 def late_pool(

@@ -12,9 +12,9 @@ from ..core.chunk import Chunk, check_texts
 from ..core.counting import Counter
 from ..splitters.sentence import SentenceSplitter
 from ..splitters.token_window import TokenWindowSplitter
-from ._runner import Job, ModelChunker, json_payload
 from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import BOUNDARY_PROMPT, PromptTemplate, as_template
+from .runner import Job, ModelChunker, json_payload
 
 __all__ = ["LLMBoundaryChunker", "parse_indices"]
 

@@ -9,9 +9,9 @@ from ..core.checks import check_int
 from ..core.chunk import Chunk, check_texts
 from ..core.counting import Counter
 from ..splitters.recursive import RecursiveSplitter
-from ._runner import Job, ModelChunker
 from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import CONTEXT_PROMPT, PromptTemplate, as_template
+from .runner import Job, ModelChunker
 
 __all__ = ["ContextualChunker"]
 

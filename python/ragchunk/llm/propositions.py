@@ -11,9 +11,9 @@ from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, check_texts
 from ..core.counting import Counter
 from ..splitters.sentence import SentenceSplitter
-from ._runner import Job, ModelChunker, json_payload
 from .base import LLM, Estimate, LLMError, Price, Prompt, as_llm
 from .prompts import GROUPING_PROMPT, PROPOSITION_PROMPT, PromptTemplate, as_template
+from .runner import Job, ModelChunker, json_payload
 
 __all__ = ["PropositionChunker", "parse_groups", "parse_propositions"]
 

@@ -11,9 +11,9 @@ from typing import Any
 from ..core.checks import check_int, check_text
 from ..core.chunk import Chunk, Splitter, check_texts, check_workers
 from ..core.counting import Counter
-from ..embeddings._counting import BatchCounter
-from ..embeddings._numpy import np
+from ..core.optional import np
 from ..embeddings.base import ManagedEmbedder, as_embedder
+from ..embeddings.counting import BatchCounter
 from ..splitters.sentence import SentenceSplitter
 
 __all__ = ["EmbeddingChunker", "SemanticAnalysis"]

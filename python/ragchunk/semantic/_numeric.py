@@ -11,7 +11,7 @@ from .._pure.semantic import distance as _distance
 from .._pure.semantic import pool as _pool
 from .._pure.semantic import stats as _stats
 from ..core import dispatch
-from ..embeddings._numpy import np
+from ..core.optional import np
 
 
 def distances(emb: Any) -> list[float]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.checks import check_int
-from ..embeddings._numpy import np
+from ..core.optional import np
 from ..splitters.sentence import SentenceSplitter
 from . import _numeric
 from ._base import EmbeddingChunker, SemanticAnalysis, slices, unit_extents

@@ -12,7 +12,7 @@ __all__ = ["local_minima", "savgol_smooth"]
 def _savgol_weights(window: int, order: int) -> list[float]:
     """Savitzky-Golay weights for the centre point: least squares of a polynomial of degree
     ``order`` over ``window`` points, evaluated at the centre."""
-    from ..embeddings._numpy import np
+    from ..core.optional import np
 
     half = window // 2
     x = np.arange(-half, half + 1, dtype=np.float64)

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..core.checks import check_int
-from ..embeddings._numpy import np
+from ..core.optional import np
 from ._base import EmbeddingChunker, SemanticAnalysis
 
 __all__ = ["TopicChunker"]

@@ -15,7 +15,7 @@ from ..core.chunk import Chunk, Splitter
 from ..core.counting import Counter
 from ._common import ChunkTuple, check_batch, check_sizes, configured, measure, to_chunks
 
-__all__ = ["DEFAULT_SEPARATORS", "LANGUAGES", "RecursiveSplitter"]
+__all__ = ["DEFAULT_SEPARATORS", "LANGUAGES", "RecursiveSplitter", "rust_regex"]
 
 
 DEFAULT_SEPARATORS = ("\n\n", "\n", " ", "")
@@ -161,13 +161,16 @@ def _emit(items: Any, c: Any) -> str:
 
 
 @lru_cache(maxsize=256)
-def _rust_regex(pattern: str) -> str | None:
+def rust_regex(pattern: str) -> str | None:
     """``pattern`` rewritten for Rust's regex crate with the same matches, or None.
 
     Supported: literals, classes (incl. ``\\s``), ``.``, alternation, groups (capturing groups
     do not capture: see :class:`RecursiveSplitter`), greedy/lazy repetition, ``^``/``\\A``,
     ``\\Z``. Anything else (``$``, ``\\b``, ``\\d``/``\\w``, look-around, back-references, flags)
     and patterns that can match the empty string run on the Python backend instead.
+
+    >>> rust_regex(r"\n\n+") is not None, rust_regex(r"\bword")
+    (True, None)
     """
     sre = _sre()
     try:
@@ -284,7 +287,7 @@ class RecursiveSplitter(Splitter):
             if not is_separator_regex or not sep:
                 rust_seps.append((sep, None))  # type: ignore[union-attr]
                 continue
-            translated = _rust_regex(sep)
+            translated = rust_regex(sep)
             if translated is None:
                 rust_seps = None
                 break

@@ -24,7 +24,8 @@ from the command line.
 from __future__ import annotations
 
 from ._model import Column
+from ._pages import MAX_PAGES
 from .html import PALETTE, View, render
 from .terminal import print_chunks
 
-__all__ = ["PALETTE", "Column", "View", "print_chunks", "render"]
+__all__ = ["MAX_PAGES", "PALETTE", "Column", "View", "print_chunks", "render"]

@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.chunk import Chunk
-from ..documents._chunk import chunk_document
-from ..documents._model import Document
+from ..documents import Document, chunk_document
 from ._model import Column, Utf16
 
 __all__ = ["MAX_PAGES", "PAGE_WIDTH", "check_pages", "locate_columns", "pages_data"]

@@ -17,7 +17,7 @@ import os
 import re
 from typing import Any
 
-from ..documents._model import Document
+from ..documents import Document
 from ._model import Column, Overlay, Utf16, build_columns, build_overlay
 from ._pages import MAX_PAGES, PAGE_WIDTH, check_pages, locate_columns, pages_data
 

@@ -150,6 +150,16 @@ class SplitterComponent:
 
     # -----------------------------------------------------------------------------------------
 
+    @property
+    def holds_gil(self) -> bool:
+        """True: the cleaning step after the merge runs in Python, so a batch of documents
+        is chunked in processes rather than threads (``ragchunk chunk --parallel auto``).
+
+        >>> SplitterComponent().holds_gil
+        True
+        """
+        return True
+
     def invoke(self, content: object) -> list[PipelineChunk]:
         """Cut one parsed document into chunks.
 

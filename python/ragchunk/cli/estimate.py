@@ -21,7 +21,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from .base import LLM, Estimate, Price
+from ..llm import LLM, Estimate, Price
 
 __all__ = ["add_arguments", "build_chunker", "run"]
 
@@ -77,9 +77,7 @@ def build_chunker(args: argparse.Namespace) -> Any:
     >>> build_chunker(ns).chunk_size
     256
     """
-    from .boundary import LLMBoundaryChunker
-    from .contextual import ContextualChunker
-    from .propositions import PropositionChunker
+    from ..llm import ContextualChunker, LLMBoundaryChunker, PropositionChunker
 
     llm = LLM(
         _no_calls, model="dry-run", tokenizer=args.tokenizer, context_window=args.context_window

@@ -1,5 +1,5 @@
 """The ``eval`` subcommand: sweep a chunker over sizes and overlaps on a dataset and print the
-table (``ragchunk eval ...`` or ``python -m ragchunk.eval ...``); with ``--answers`` a model
+table (``ragchunk eval ...``, also ``python -m ragchunk.eval ...``); with ``--answers`` a model
 answers from the retrieved chunks and the answers are scored too. ``ragchunk eval generate
 CORPUS_DIR ...`` writes a question set from a folder of documents.
 
@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["add_arguments", "main", "run"]
+__all__ = ["ALIASES", "add_arguments", "run", "run_generate"]
 
 #: Aliases of this command only: ``token`` is the token-window splitter here (the cleaning
 #: pipeline component that ``ragchunk chunk --chunker token`` names gives no offsets, which
@@ -178,7 +178,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _chunker(kind: str, size: int, overlap: int, options: dict[str, Any]) -> Any:
     """The chunker ``kind`` (an alias or class name of ``ragchunk chunk``) at ``size``, with
     ``overlap`` as its ``chunk_overlap`` where it takes one."""
-    from ..cli import build_chunker
+    from ..chunkers import build_chunker
     from ..core.chunk import Splitter
 
     name = ALIASES.get(kind.lower(), kind)
@@ -217,7 +217,7 @@ def _embedder(spec: str, model: str | None) -> Any:
 
 
 def _retriever(args: argparse.Namespace) -> Any:
-    from .retrievers import BM25, Dense, Hybrid
+    from ..eval.retrievers import BM25, Dense, Hybrid
 
     bm25 = BM25(tokenizer=args.tokenizer)
     if args.retriever == "bm25":
@@ -268,11 +268,12 @@ def _print_usage(llm: Any) -> None:
 
 def run_generate(args: argparse.Namespace) -> int:
     """``ragchunk eval generate``: write a question set; returns the exit status."""
-    from .dataset import save_jsonl
-    from .generate import estimate_questions, generate_questions, read_corpora
+    from ..eval.dataset import save_jsonl
+    from ..eval.generate import estimate_questions, generate_questions, read_corpora
+    from ..io.files import split_patterns
 
     try:
-        patterns = [p.strip() for p in args.include.split(",") if p.strip()]
+        patterns = split_patterns(args.include)
         corpora = read_corpora(args.corpus_dir, patterns)
         if args.dry_run:
             e = estimate_questions(
@@ -329,9 +330,9 @@ def run_generate(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run the sweep ``args`` describe; print the table. Returns the exit status (0, or 2 on
     bad input, reported on stderr)."""
-    from ..cli import parse_options
-    from .dataset import load_chroma, load_jsonl
-    from .sweep import evaluate, plot
+    from ..chunkers import parse_options
+    from ..eval.dataset import load_chroma, load_jsonl
+    from ..eval.sweep import evaluate, plot
 
     if getattr(args, "eval_command", None) == "generate":
         return run_generate(args)
@@ -390,12 +391,3 @@ def run(args: argparse.Namespace) -> int:
             print(f"ragchunk eval: error: {exc}", file=sys.stderr)
             return 2
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m ragchunk.eval``: parse ``argv`` and :func:`run`."""
-    parser = argparse.ArgumentParser(
-        prog="python -m ragchunk.eval", description="Evaluate chunkers for retrieval."
-    )
-    add_arguments(parser)
-    return run(parser.parse_args(argv))

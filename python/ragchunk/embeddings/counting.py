@@ -8,6 +8,9 @@ from typing import Any
 
 from ..core.counting import Counter
 
+__all__ = ["BatchCounter", "batch_counter"]
+
+#: ``texts -> [token count of each]``.
 BatchCounter = Callable[[Sequence[str]], list[int]]
 
 

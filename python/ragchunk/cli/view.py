@@ -26,7 +26,7 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
-from ._pages import MAX_PAGES
+from ..viz import MAX_PAGES
 
 __all__ = ["add_arguments", "run"]
 
@@ -115,8 +115,8 @@ def _semantic(name: str, options: dict[str, Any], chunk_size: int) -> Any:
 
 
 def _chunkers(args: argparse.Namespace) -> list[Any]:
-    from ..cli import build_chunker, parse_options
-    from ..eval.cli import ALIASES
+    from ..chunkers import build_chunker, parse_options
+    from .eval import ALIASES
 
     out = []
     for name, raw in args.chunkers or [["recursive", []]]:
@@ -163,11 +163,11 @@ def run(args: argparse.Namespace) -> int:
     text, doc = _source(args.file)
     chunkers = _chunkers(args)
     if args.terminal:
-        from .terminal import print_chunks
+        from ..viz import print_chunks
 
         print_chunks(text, chunkers)
         return 0
-    from .html import View
+    from ..viz import View
 
     view = View(
         text if doc is None else doc,
