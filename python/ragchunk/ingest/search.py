@@ -260,8 +260,19 @@ def _generic(
     depth = len(index.rows) if allowed is not None else max(k, 50 if mode == "hybrid" else k)
     lists: list[list[tuple[int, float]]] = []
     if mode in ("bm25", "hybrid") and index.bm25 is not None:
+        from ..eval import tokenize
+
         got = index.bm25.search([query], min(depth, len(index.rows)))[0]
-        lists.append([(i, s) for i, s in got if s > 0 and (allowed is None or i in allowed)])
+        words = set(tokenize(query))
+        # a hit shares a word with the query (BM25's idf is not positive for a word in most
+        # chunks of a small store, so the score alone cannot tell)
+        lists.append(
+            [
+                (i, s)
+                for i, s in got
+                if (allowed is None or i in allowed) and words & set(tokenize(index.texts[i]))
+            ]
+        )
     vectors = index.vectors() if vector is not None else None
     if mode in ("vector", "hybrid") and vectors is not None and vector is not None:
         import numpy as np

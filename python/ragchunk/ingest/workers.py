@@ -61,6 +61,8 @@ DEFAULT_FILE_TIMEOUT = 120.0
 DEFAULT_FILE_MEMORY = 2 * 1024**3
 
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+# what the fork server imports for its workers (none of them starts a thread)
+_PRELOAD = ("pyarrow", "pyarrow.parquet", "ragchunk.io.arrow", "ragchunk.documents")
 # how often the parent samples the busy workers' resident sizes
 _WATCH_SECONDS = 0.05
 
@@ -350,7 +352,9 @@ class Supervisor:
         if self._ctx is None:
             ctx = multiprocessing.get_context(self.start_method)
             if self.start_method == "forkserver":
-                ctx.set_forkserver_preload([__name__])
+                # the server imports these once; every worker forked from it starts warm
+                # (a module that is not installed is skipped)
+                ctx.set_forkserver_preload([__name__, *_PRELOAD])
             self._ctx = ctx
         return self._ctx
 
