@@ -17,7 +17,7 @@ from typing import Any
 from ._faults import Points
 from .manifest import Manifest, StoreLock
 from .progress import IngestProgress
-from .rows import _chunk_rows, _Item, _with_vectors, chunk_id, config_hash
+from .rows import _Item, _items_rows, _with_vectors, chunk_id, config_hash
 from .sources import Reader, Source, SourceFile, default_include, iter_inputs
 from .stores import Store, open_store, store_identity
 from .workers import (
@@ -26,6 +26,7 @@ from .workers import (
     Supervisor,
     Task,
     check_limits,
+    picklable,
 )
 
 __all__ = ["CLEANUP_MODES", "IngestReport", "chunk_id", "config_hash", "ingest"]
@@ -215,28 +216,8 @@ class _Run:
         return out
 
     def _rows(self, items: list[_Item]) -> Any:
-        from ..core.optional import pyarrow as _pyarrow
-
         t = time.perf_counter()
-        local = [it for it in items if it.rows is None]
-        here = _chunk_rows(self.chunker, local, self.config, self.workers) if local else None
-        if here is None:
-            rows = _pyarrow().concat_tables([it.rows for it in items])
-        elif len(local) == len(items):
-            rows = here
-        else:  # in-memory sources chunked here, files by the workers: in the given order
-            parts, start = [], 0
-            sources = here["source_id"].to_pylist()
-            for it in items:
-                if it.rows is not None:
-                    parts.append(it.rows)
-                    continue
-                end = start
-                while end < len(sources) and sources[end] == it.source_id:
-                    end += 1
-                parts.append(here.slice(start, end - start))
-                start = end
-            rows = _pyarrow().concat_tables(parts)
+        rows = _items_rows(self.chunker, items, self.config, self.workers)
         self.points.hit("chunk")
         self.timed("chunk", t)
         if self.embedder is not None:
@@ -412,7 +393,7 @@ def ingest(
             file_timeout=limits[0],
             file_memory=limits[1],
             start_method=start_method,
-            inline=not _picklable((chunker, readers)),
+            inline=not picklable((chunker, readers)),
         )
         with sup:
             _walk(
@@ -428,16 +409,6 @@ def ingest(
             )
             run.report.workers = sup.started
     return run.report
-
-
-def _picklable(obj: object) -> bool:
-    import pickle
-
-    try:
-        pickle.dumps(obj)
-    except Exception:  # a lambda, a local function, an open handle...
-        return False
-    return True
 
 
 @contextlib.contextmanager

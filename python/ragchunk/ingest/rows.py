@@ -327,6 +327,32 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     return pa.concat_tables([parts[i] for i in range(len(items))])
 
 
+def _items_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:
+    """The rows of ``items`` in their order: those a worker made (``rows``) as they are, the
+    others chunked here by :func:`_chunk_rows` (in one batch)."""
+    from ..core.optional import pyarrow as _pyarrow
+
+    local = [it for it in items if it.rows is None]
+    if len(local) == len(items):
+        return _chunk_rows(chunker, items, config, workers)
+    pa = _pyarrow()
+    if not local:
+        return pa.concat_tables([it.rows for it in items])
+    here = _chunk_rows(chunker, local, config, workers)
+    sources = here["source_id"].to_pylist()
+    parts, start = [], 0
+    for it in items:
+        if it.rows is not None:
+            parts.append(it.rows)
+            continue
+        end = start
+        while end < len(sources) and sources[end] == it.source_id:
+            end += 1
+        parts.append(here.slice(start, end - start))
+        start = end
+    return pa.concat_tables(parts)
+
+
 def _with_vectors(rows: Any, vectors: Any) -> Any:
     from ..core.optional import pyarrow as _pyarrow
 

@@ -329,7 +329,7 @@ def _lancedb(
     columns = [c for c in _COLUMNS if c in tbl.schema.names]
     if mode in ("bm25", "hybrid"):
         _ensure_fts(tbl)
-        q = tbl.search(query, query_type="fts").select(columns).limit(depth)
+        q = tbl.search(query, query_type="fts").select([*columns, "_score"]).limit(depth)
         if sql:
             q = q.where(sql, prefilter=True)
         rows = q.to_arrow().to_pylist()

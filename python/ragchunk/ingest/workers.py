@@ -53,6 +53,7 @@ __all__ = [
     "Task",
     "check_limits",
     "parse_memory",
+    "picklable",
 ]
 
 #: ``file_timeout``'s default: seconds one file may take in a worker.
@@ -168,6 +169,19 @@ def process_file(setup: _Setup, source_id: str, path: str, data: bytes) -> tuple
         return _chunk_rows(setup.chunker, [item], setup.config, 1), pages
     except (TypeError, ValueError, UnicodeError) as exc:
         return f"{path}: {exc}", 0
+
+
+def picklable(obj: object) -> bool:
+    """Whether ``obj`` pickles (what a worker needs of the chunker and the readers).
+
+    >>> picklable(len), picklable(lambda x: x)
+    (True, False)
+    """
+    try:
+        pickle.dumps(obj)
+    except Exception:  # a lambda, a local function, an open handle...
+        return False
+    return True
 
 
 def _die_with_parent() -> None:
