@@ -160,7 +160,7 @@ def test_ray_actors_keep_the_per_file_limits(ray_cluster: Any, tmp_path: Path) -
     (src / "slow.pdf").write_bytes(h.overlapping_pdf(24_000))
     store = f"lancedb:{tmp_path / 'ray'}"
     with time_limit(RUN_TIMEOUT, "ingest_ray"):
-        report = h.run_ingest_ray(store, str(src), "full", file_timeout=2.0)
+        report = h.run_ingest_ray(store, str(src), "full", file_timeout=3.0)
     assert report.added == 12 and report.failed == 1, report.failures
     assert report.failures[0][0] == "slow.pdf" and "file_timeout" in report.failures[0][1]
     (src / "slow.pdf").unlink()

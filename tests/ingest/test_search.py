@@ -148,3 +148,26 @@ def test_the_search_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 2 and {"source_id", "text", "pages", "boxes", "citation"} <= set(rows[0])
     assert main(["search", url, "zzzz", "--mode", "bm25"]) == 1
+
+
+def test_view_of_a_search_shows_the_hits_on_their_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("pypdfium2")
+    src = tmp_path / "src"
+    src.mkdir()
+    lines = ["Annual report of the harbor office.", "Cargo volumes rose by a third."]
+    (src / "report.pdf").write_bytes(h.text_pdf(lines))
+    (src / "other.md").write_text("# Other\n\nNothing to see.", encoding="utf-8")
+    (src / "more.md").write_text("# More\n\nStill nothing.", encoding="utf-8")
+    url = f"parquet:{tmp_path / 'store'}"
+    ingest([src], url, ragchunk.RecursiveSplitter(64), base=src)
+    out = tmp_path / "view.html"
+    args = ["view", url, "--query", "harbor cargo", "--base", str(src), "--out", str(out)]
+    assert main(args) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "in report.pdf" in page and "Cargo volumes rose" in page
+    assert "data:image/png;base64," in page  # the PDF's page image
+    wrong = ["view", url, "--query", "harbor", "--base", str(tmp_path), "--out", str(out)]
+    assert main(wrong) == 2
+    assert "--base: the hit's source 'report.pdf' is not a file" in capsys.readouterr().err

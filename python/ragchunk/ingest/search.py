@@ -38,7 +38,7 @@ SEARCH_MODES = ("hybrid", "bm25", "vector")
 # reciprocal-rank fusion: score = sum of 1 / (_RRF_C + rank) over the ranked lists
 _RRF_C = 60.0
 _COLUMNS: tuple[str, ...] = ("id", "source_id", "chunk_index", "text", "start", "end")
-_COLUMNS += ("heading_path", "pages", "boxes", "metadata")
+_COLUMNS += ("token_count", "heading_path", "pages", "boxes", "metadata")
 
 
 @dataclass(frozen=True)
@@ -46,8 +46,8 @@ class Hit:
     """One chunk that answers a query: its ``source_id`` (the file), ``text``, ``start`` and
     ``end`` (code-point offsets into the source's text), ``heading_path``, ``pages`` and
     ``boxes`` (``(x0, top, x1, bottom)`` in points; None where the source has none), the
-    chunk ``id`` and ``chunk_index``, and the ``score`` (higher is better; BM25 score,
-    cosine similarity, or the fused reciprocal-rank score).
+    chunk ``id``, ``chunk_index`` and ``token_count``, and the ``score`` (higher is better:
+    the BM25 score, the cosine similarity, or the fused reciprocal-rank score).
 
     >>> Hit("a.pdf", "x", 0, 1, ["Intro"], [2, 3], [[1.0, 2.0, 3.0, 4.0]], 1.5).citation()
     'a.pdf, pages 2-3, Intro'
@@ -63,6 +63,7 @@ class Hit:
     score: float
     id: str = ""
     chunk_index: int = 0
+    token_count: int = 0
 
     def citation(self) -> str:
         """``file, page(s), heading path``: where the chunk is."""
@@ -146,7 +147,7 @@ def _check_filter(filter: object) -> dict[str, list[Any]]:
         raise TypeError(f"filter must be a dict {{column: value}}, got {type(filter).__name__}")
     out: dict[str, list[Any]] = {}
     for column, value in filter.items():
-        if column not in _COLUMNS or column in ("boxes", "metadata", "heading_path", "pages"):
+        if column not in ("id", "source_id", "chunk_index", "text", "start", "end"):
             raise ValueError(
                 f"filter: {column!r} is not a column to filter on (id, source_id, "
                 "chunk_index, text, start, end)"
@@ -170,6 +171,7 @@ def _hit(row: Mapping[str, Any], score: float) -> Hit:
         score=float(score),
         id=row.get("id") or "",
         chunk_index=int(row.get("chunk_index") or 0),
+        token_count=int(row.get("token_count") or 0),
     )
 
 

@@ -203,14 +203,19 @@ def _vm_size() -> int | None:
         return None
 
 
-def _warm_up() -> None:
-    """Import what parsing needs before the first file's clock starts."""
+def _warm_up(setup: _Setup) -> None:
+    """Import what parsing needs, and chunk a line (which loads the chunker's tokenizer),
+    before the first file's clock starts."""
     from ..core.optional import pyarrow as _pyarrow
     from .sources import documents_available
 
     _pyarrow()
     if documents_available():
         import ragchunk.documents  # noqa: F401
+    try:
+        process_file(setup, "warm-up", "warm-up.txt", b"Warm up.")
+    except Exception:  # noqa: S110 - the first real file reports any error
+        pass
 
 
 def _worker_main(conn: Any, setup_bytes: bytes, file_memory: int | None) -> None:
@@ -219,7 +224,7 @@ def _worker_main(conn: Any, setup_bytes: bytes, file_memory: int | None) -> None
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     setup = pickle.loads(setup_bytes)
-    _warm_up()
+    _warm_up(setup)
     if file_memory is not None:
         import resource
 
