@@ -214,7 +214,7 @@ def _warm_up(setup: _Setup) -> None:
         import ragchunk.documents  # noqa: F401
     try:
         process_file(setup, "warm-up", "warm-up.txt", b"Warm up.")
-    except Exception:  # noqa: S110 - the first real file reports any error
+    except Exception:  # the first real file reports any error
         pass
 
 
