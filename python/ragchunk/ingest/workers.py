@@ -212,8 +212,10 @@ def _warm_up(setup: _Setup) -> None:
     _pyarrow()
     if documents_available():
         import ragchunk.documents  # noqa: F401
-    try:
-        process_file(setup, "warm-up", "warm-up.txt", b"Warm up.")
+    from .rows import _chunk_rows, _Item
+
+    try:  # the chunker alone (no reader: a reader of the user's runs on files only)
+        _chunk_rows(setup.chunker, [_Item("warm-up", "", "Warm up.", {}, 8, True)], "", 1)
     except Exception:  # the first real file reports any error
         pass
 
