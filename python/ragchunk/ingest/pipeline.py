@@ -17,7 +17,7 @@ from typing import Any
 from ._faults import Points
 from .manifest import Manifest, StoreLock
 from .progress import IngestProgress
-from .rows import _Item, _items_rows, _with_vectors, chunk_id, config_hash
+from .rows import _Item, _items_rows, _per_source, _with_vectors, chunk_id, config_hash
 from .sources import Reader, Source, SourceFile, default_include, iter_inputs
 from .stores import Store, open_store, store_identity
 from .workers import (
@@ -204,16 +204,7 @@ class _Run:
             return []
 
     def _split(self, items: list[_Item]) -> list[tuple[_Item, Any]]:
-        rows = self._rows(items)
-        sources = rows["source_id"].to_pylist()
-        out, start = [], 0
-        for it in items:
-            end = start
-            while end < len(sources) and sources[end] == it.source_id:
-                end += 1
-            out.append((it, rows.slice(start, end - start)))
-            start = end
-        return out
+        return list(zip(items, _per_source(self._rows(items), items), strict=True))
 
     def _rows(self, items: list[_Item]) -> Any:
         t = time.perf_counter()

@@ -300,31 +300,34 @@ _ROW_FIELDS = (
 )
 
 
+def _per_source(rows: Any, items: list[_Item]) -> list[Any]:
+    """``rows`` (grouped by source, in the order of ``items``) cut into one table per item."""
+    sources = rows["source_id"].to_pylist()
+    out, start = [], 0
+    for it in items:
+        end = start
+        while end < len(sources) and sources[end] == it.source_id:
+            end += 1
+        out.append(rows.slice(start, end - start))
+        start = end
+    return out
+
+
 def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:
     """The store rows of ``items``, in their order: plain texts chunked together in one
     :func:`~ragchunk.chunk_table` batch (see :func:`_text_rows`), each parsed document by
     :func:`_document_rows`."""
     from ..core.optional import pyarrow as _pyarrow
 
-    texts = [i for i, it in enumerate(items) if isinstance(it.text, str)]
+    texts = [it for it in items if isinstance(it.text, str)]
     if len(texts) == len(items):
         return _text_rows(chunker, items, config, workers)
-    pa = _pyarrow()
-    parts: dict[int, Any] = {}
-    if texts:
-        table = _text_rows(chunker, [items[i] for i in texts], config, workers)
-        sources = table["source_id"].to_pylist()
-        start = 0
-        for i in texts:
-            end = start
-            while end < len(sources) and sources[end] == items[i].source_id:
-                end += 1
-            parts[i] = table.slice(start, end - start)
-            start = end
-    for i, it in enumerate(items):
-        if i not in parts:
-            parts[i] = _document_rows(chunker, it, config)
-    return pa.concat_tables([parts[i] for i in range(len(items))])
+    done = iter(_per_source(_text_rows(chunker, texts, config, workers), texts) if texts else [])
+    parts = [
+        next(done) if isinstance(it.text, str) else _document_rows(chunker, it, config)
+        for it in items
+    ]
+    return _pyarrow().concat_tables(parts)
 
 
 def _items_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:
@@ -335,22 +338,11 @@ def _items_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     local = [it for it in items if it.rows is None]
     if len(local) == len(items):
         return _chunk_rows(chunker, items, config, workers)
-    pa = _pyarrow()
     if not local:
-        return pa.concat_tables([it.rows for it in items])
-    here = _chunk_rows(chunker, local, config, workers)
-    sources = here["source_id"].to_pylist()
-    parts, start = [], 0
-    for it in items:
-        if it.rows is not None:
-            parts.append(it.rows)
-            continue
-        end = start
-        while end < len(sources) and sources[end] == it.source_id:
-            end += 1
-        parts.append(here.slice(start, end - start))
-        start = end
-    return pa.concat_tables(parts)
+        return _pyarrow().concat_tables([it.rows for it in items])
+    done = iter(_per_source(_chunk_rows(chunker, local, config, workers), local))
+    parts = [it.rows if it.rows is not None else next(done) for it in items]
+    return _pyarrow().concat_tables(parts)
 
 
 def _with_vectors(rows: Any, vectors: Any) -> Any:
