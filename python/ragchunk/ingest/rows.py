@@ -230,11 +230,12 @@ def _text_table(chunker: Any, items: list[_Item], workers: int | None) -> Any:
     from ..io.arrow import chunk_table
 
     pa = _pyarrow()
-    docs = pa.table(
-        {
-            "row": pa.array(range(len(items)), type=pa.int64()),
-            "text": pa.array([it.text for it in items], type=pa.large_string()),
-        }
+    docs = pa.Table.from_arrays(
+        [
+            pa.array(list(range(len(items))), type=pa.int64()),
+            pa.array([it.text for it in items], type=pa.large_string()),
+        ],
+        names=["row", "text"],
     )
     return chunk_table(docs, chunker, id_columns=["row"], workers=workers)
 
