@@ -285,7 +285,9 @@ def test_ingest_a_pdf_folder_stores_pages_boxes_and_headings(
     assert [r["text"] for r in pdf] == [c.text for c in expected]
     assert [r["pages"] for r in pdf] == [c.metadata["pages"] for c in expected]
     assert [r["heading_path"] for r in pdf] == [c.metadata["headings"] for c in expected]
-    boxes = [[[b["bbox"][i] for i in (0, 2, 1, 3)] for b in c.metadata["bboxes"]] for c in expected]
+    boxes = [
+        [list(b["bbox"]) for b in c.metadata["bboxes"]] for c in expected
+    ]  # (x0, top, x1, bottom)
     assert [r["boxes"] for r in pdf] == boxes
     assert any(len(r["pages"]) == 2 for r in pdf)
     assert json.loads(pdf[0]["metadata"])["bboxes"] == expected[0].metadata["bboxes"]

@@ -159,3 +159,98 @@ if __name__ == "__main__":
             sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None
         )
     print(report.summary())
+
+
+# ---------------------------------------------------------------------------------------------
+# files for the worker tests, made here (nothing hostile is committed)
+
+
+def pdf(content: bytes, *, flate: bool = False) -> bytes:
+    """A one-page PDF whose page draws ``content`` (Helvetica as ``/F1``); ``flate``: the
+    content is a FlateDecode stream."""
+    extra = b"/Filter /FlateDecode " if flate else b""
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< " + extra + b"/Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    return bytes(out)
+
+
+def text_pdf(lines: list[str]) -> bytes:
+    """A PDF page with one line of text per item of ``lines``."""
+    shown = b" ".join(b"(%s) Tj 0 -16 Td" % line.encode("latin-1") for line in lines)
+    return pdf(b"BT /F1 12 Tf 72 720 Td " + shown + b" ET")
+
+
+def overlapping_pdf(n: int) -> bytes:
+    """A page of ``n`` small text objects drawn over each other: PDFium's text page takes
+    time quadratic in their number (16,000: about 2 s)."""
+    ops = b"".join(
+        b"BT /F1 12 Tf 1 0 0 1 %.2f 700 Tm (%s) Tj ET "
+        % (100 + (i % 50) * 0.37, bytes([65 + i % 26]) * 5)
+        for i in range(n)
+    )
+    return pdf(ops)
+
+
+def inflating_pdf(nbytes: int) -> bytes:
+    """A page whose content stream inflates to ``nbytes`` zero bytes."""
+    import zlib
+
+    c = zlib.compressobj(1)
+    block = b"\0" * (1 << 20)
+    parts = [c.compress(block) for _ in range(nbytes >> 20)]
+    parts.append(c.flush())
+    return pdf(b"".join(parts), flate=True)
+
+
+def encrypted_pdf(plain: bytes) -> bytes:
+    """``plain`` encrypted with a user password (pypdf)."""
+    import io
+
+    import pypdf
+
+    writer = pypdf.PdfWriter(clone_from=io.BytesIO(plain))
+    writer.encrypt("secret", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def docx_bomb(path: Path, nbytes: int) -> None:
+    """A DOCX package whose document part inflates to ``nbytes`` of spaces."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/content-types"/>',
+        )
+        with zf.open("word/document.xml", "w", force_zip64=True) as fh:
+            block = b" " * (1 << 20)
+            for _ in range(nbytes >> 20):
+                fh.write(block)
+
+
+def crashing_reader(path: str, data: bytes) -> str:
+    """A reader that dies by a segmentation fault on files whose text says so."""
+    import signal
+
+    if b"SEGFAULT" in data:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return data.decode("utf-8")

@@ -14,8 +14,8 @@ import pytest
 import ragchunk
 from ragchunk.cli import main
 from ragchunk.ingest import (
-    Document,
     IngestLockedError,
+    Source,
     StoreLock,
     ingest,
     open_store,
@@ -138,19 +138,19 @@ def test_a_source_that_fails_keeps_its_previous_chunks(kind: str, tmp_path: Path
 
 
 def test_cleanup_modes(tmp_path: Path) -> None:
-    docs = [Document("a", "Alpha one. Alpha two."), Document("b", "Beta.")]
+    docs = [Source("a", "Alpha one. Alpha two."), Source("b", "Beta.")]
     chunker = ragchunk.RecursiveSplitter(6)
     store = f"parquet:{tmp_path / 'p'}"
     ingest(docs, store, chunker)
     texts = lambda: sorted(r["text"] for r in h.rows(store))  # noqa: E731
     # incremental: a source left out keeps its chunks; a changed one is replaced
-    ingest([Document("a", "Alpha three.")], store, chunker, cleanup="incremental")
+    ingest([Source("a", "Alpha three.")], store, chunker, cleanup="incremental")
     assert texts() == ["Alpha three.", "Beta."]
     # None: a changed source's old chunks stay beside the new ones
-    ingest([Document("a", "Alpha four.")], store, chunker, cleanup=None)
+    ingest([Source("a", "Alpha four.")], store, chunker, cleanup=None)
     assert texts() == ["Alpha four.", "Alpha three.", "Beta."]
     # full: only what this run names; the kept old chunks go too
-    report = ingest([Document("a", "Alpha four.")], store, chunker, cleanup="full")
+    report = ingest([Source("a", "Alpha four.")], store, chunker, cleanup="full")
     assert texts() == ["Alpha four."]
     assert (report.deleted, report.chunks_deleted) == (1, 2)
 
@@ -159,8 +159,8 @@ def test_second_writer_is_refused(tmp_path: Path) -> None:
     store = f"parquet:{tmp_path / 'p'}"
     with StoreLock(str(tmp_path / "p" / "_ragchunk_manifest.sqlite.lock")):
         with pytest.raises(IngestLockedError, match="another ingest run"):
-            ingest([Document("a", "x")], store, ragchunk.CharacterSplitter(4))
-    assert ingest([Document("a", "x")], store, ragchunk.CharacterSplitter(4)).added == 1
+            ingest([Source("a", "x")], store, ragchunk.CharacterSplitter(4))
+    assert ingest([Source("a", "x")], store, ragchunk.CharacterSplitter(4)).added == 1
 
 
 @pytest.mark.single_backend
@@ -205,15 +205,15 @@ def test_bad_arguments_are_named(tmp_path: Path) -> None:
 def test_chroma_needs_embeddings(tmp_path: Path) -> None:
     pytest.importorskip("chromadb")
     with pytest.raises(ValueError, match="needs embeddings"):
-        ingest([Document("a", "text")], f"chroma:{tmp_path}", ragchunk.CharacterSplitter(4))
+        ingest([Source("a", "text")], f"chroma:{tmp_path}", ragchunk.CharacterSplitter(4))
 
 
 def test_pipeline_component_rows_and_headings(tmp_path: Path) -> None:
     store = f"parquet:{tmp_path / 'p'}"
-    ingest([Document("a", "# T\n\n## S\n\nBody text.")], store, ragchunk.MarkdownSplitter(8))
+    ingest([Source("a", "# T\n\n## S\n\nBody text.")], store, ragchunk.MarkdownSplitter(8))
     rows = h.rows(store)
     assert [r["heading_path"] for r in rows if r["text"].endswith("Body text.")] == [["T", "S"]]
-    ingest([Document("b", "One.\nTwo.")], f"parquet:{tmp_path / 'q'}", ragchunk.SplitterComponent())
+    ingest([Source("b", "One.\nTwo.")], f"parquet:{tmp_path / 'q'}", ragchunk.SplitterComponent())
     (row,) = h.rows(f"parquet:{tmp_path / 'q'}")
     assert row["start"] is None and row["text"] == "One.\nTwo."
 
@@ -284,11 +284,9 @@ def test_row_ids_are_chunk_id_of_each_row(chunker: Any, tmp_path: Path) -> None:
     from ragchunk.ingest import chunk_id, config_hash
 
     docs = [
-        Document(
-            "a.md", "# Title\n\nSome words here. 第一段。 More words there.\n\n## Two\n\nEnd."
-        ),
-        Document("b.md", "Plain text, nothing else at all.", {"lang": "en"}),
-        Document("c.md", ""),
+        Source("a.md", "# Title\n\nSome words here. 第一段。 More words there.\n\n## Two\n\nEnd."),
+        Source("b.md", "Plain text, nothing else at all.", {"lang": "en"}),
+        Source("c.md", ""),
     ]
     store = f"parquet:{tmp_path / 'store'}"
     ingest(docs, store, chunker)
@@ -313,8 +311,8 @@ def test_row_ids_are_chunk_id_of_each_row(chunker: Any, tmp_path: Path) -> None:
 def test_fts_option_builds_a_full_text_index(tmp_path: Path) -> None:
     lancedb = pytest.importorskip("lancedb")
     docs = [
-        Document("a", "The quick brown fox jumps over the lazy dog."),
-        Document("b", "A completely different sentence about databases."),
+        Source("a", "The quick brown fox jumps over the lazy dog."),
+        Source("b", "A completely different sentence about databases."),
     ]
     store = f"lancedb:{tmp_path / 'store'}?fts=true"
     ingest(docs, store, ragchunk.RecursiveSplitter(64))
@@ -322,7 +320,7 @@ def test_fts_option_builds_a_full_text_index(tmp_path: Path) -> None:
     hits = table.search("fox", query_type="fts").limit(5).to_list()
     assert [r["source_id"] for r in hits] == ["a"]
     # a changed source: the index is rebuilt with the new text, the old text is gone
-    docs[1] = Document("b", "Now this one mentions a fox as well.")
+    docs[1] = Source("b", "Now this one mentions a fox as well.")
     ingest(docs, store, ragchunk.RecursiveSplitter(64))
     table = lancedb.connect(str(tmp_path / "store")).open_table("chunks")
     hits = table.search("fox", query_type="fts").limit(5).to_list()
@@ -342,13 +340,14 @@ class _Terminal(io.StringIO):
 def test_progress_bar_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     src = tmp_path / "src"
     h.write_corpus(src, 1)
-    size = sum(p.stat().st_size for p in src.rglob("*.md"))
+    (src / "bad.md").write_bytes(b"\xff\xfe\x00")
     err = _Terminal()
     monkeypatch.setattr("sys.stderr", err)
     report = ingest([src], f"parquet:{tmp_path / 'store'}", h.chunker(), progress=True)
-    assert report.added == 12
+    assert report.added == 12 and report.failed == 1
     last = err.getvalue().rstrip("\n").split("\r")[-1]
-    assert "12/12 docs" in last and f"{size / 1e6:.1f}/{size / 1e6:.1f} MB" in last
+    assert "13/13 files" in last and f"{report.chunks_written} chunks" in last, last
+    assert "pages/s" in last and "ETA 00:00" in last and "1 failed" in last, last
     assert err.getvalue().endswith("\n")
     quiet = _Terminal()
     monkeypatch.setattr("sys.stderr", quiet)
@@ -361,7 +360,9 @@ def test_docstring_examples() -> None:
     import doctest
     import importlib
 
-    for name in ("", ".manifest", ".pipeline", ".sources", ".stores", ".ray", "._faults", "cli"):
+    names = ("", ".manifest", ".pipeline", ".sources", ".stores", ".ray", "._faults", "cli")
+    names += (".rows", ".workers", ".progress", ".search")
+    for name in names:
         module = importlib.import_module(
             "ragchunk.cli.ingest" if name == "cli" else "ragchunk.ingest" + name
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import ingest_helpers as h
 import pytest
-from ragchunk.ingest import Document, ingest, ingest_ray, open_store
+from ragchunk.ingest import Source, ingest, ingest_ray, open_store
 
 pytest.importorskip("pyarrow")
 pytest.importorskip("lancedb")
@@ -108,7 +108,7 @@ def test_ray_dataset_source_equals_documents(ray_cluster: Any, tmp_path: Path) -
         )
     assert report.added == 10 and report.failed == 0
     clean = f"parquet:{tmp_path / 'clean'}"
-    ingest([Document(d, t) for d, t in docs], clean, h.chunker())
+    ingest([Source(d, t) for d, t in docs], clean, h.chunker())
     assert h.rows(store) == h.rows(clean)
     assert "vector" not in open_store(store).read().column_names
     with time_limit(RUN_TIMEOUT, "ingest_ray"):
@@ -151,3 +151,19 @@ def test_ray_driver_killed_at_seeded_points(
         with time_limit(RUN_TIMEOUT, "the re-run"):
             h.run_ingest_ray(store, str(src), "full")
         assert h.rows(store) == want, (kill_at, points[kill_at - 1])
+
+
+def test_ray_actors_keep_the_per_file_limits(ray_cluster: Any, tmp_path: Path) -> None:
+    pytest.importorskip("pypdfium2")
+    src = tmp_path / "src"
+    h.write_corpus(src, 1)
+    (src / "slow.pdf").write_bytes(h.overlapping_pdf(24_000))
+    store = f"lancedb:{tmp_path / 'ray'}"
+    with time_limit(RUN_TIMEOUT, "ingest_ray"):
+        report = h.run_ingest_ray(store, str(src), "full", file_timeout=3.0)
+    assert report.added == 12 and report.failed == 1, report.failures
+    assert report.failures[0][0] == "slow.pdf" and "file_timeout" in report.failures[0][1]
+    (src / "slow.pdf").unlink()
+    clean = f"lancedb:{tmp_path / 'clean'}"
+    _local(clean, src)
+    assert h.rows(store) == h.rows(clean)

@@ -1,5 +1,5 @@
 """The ``ragchunk`` command: chunk files and directories in batch, count their tokens, view,
-evaluate, estimate and ingest.
+evaluate, estimate, ingest and search.
 
 One parser holds every subcommand. Each lives in its own module of this package with
 ``add_arguments(parser)`` and ``run(args) -> int``, registered in :data:`COMMANDS`; a module
@@ -16,7 +16,7 @@ modules (:mod:`ragchunk.io.files`, :mod:`ragchunk.core.progress`, :mod:`ragchunk
 re-exported here under the names this module has always offered.
 
 >>> sorted(COMMANDS)
-['chunk', 'count', 'estimate', 'eval', 'file', 'ingest', 'view']
+['chunk', 'count', 'estimate', 'eval', 'file', 'ingest', 'search', 'view']
 >>> build_chunker("character", {"chunk_overlap": 1}, 4)
 CharacterSplitter(chunk_size=4, chunk_overlap=1, drop_last=False)
 """
@@ -60,6 +60,7 @@ COMMANDS = {
     "estimate": ("ragchunk.cli.estimate", "estimate the cost of embedding or prompting chunks"),
     "view": ("ragchunk.cli.view", "show the chunks of a file in an HTML page or the terminal"),
     "ingest": ("ragchunk.cli.ingest", "chunk and embed files into a vector store, incrementally"),
+    "search": ("ragchunk.cli.search", "search a store built by ingest; hits with their citations"),
     "file": ("ragchunk.cli.file", "chunk one file with naive_merge and print it (ragchunk FILE)"),
 }
 

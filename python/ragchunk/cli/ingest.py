@@ -23,6 +23,7 @@ import sys
 from typing import Any
 
 from ..chunkers import CHUNKERS, build_chunker, parse_options
+from ..ingest.workers import DEFAULT_FILE_MEMORY, DEFAULT_FILE_TIMEOUT, check_limits, parse_memory
 from ..io.files import DEFAULT_INCLUDE
 
 __all__ = ["add_arguments", "load_embedder", "run"]
@@ -111,12 +112,56 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="read and hash every file, even those whose size and mtime are unchanged",
     )
-    p.add_argument("--workers", type=int, default=None, help="chunking threads (one per core)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes parsing and chunking files (one per core)",
+    )
+    p.add_argument(
+        "--file-timeout",
+        type=_seconds,
+        default=DEFAULT_FILE_TIMEOUT,
+        metavar="SECONDS",
+        help=f"the time one file may take; a file over it fails ({DEFAULT_FILE_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--file-memory",
+        type=_memory,
+        default=DEFAULT_FILE_MEMORY,
+        metavar="SIZE",
+        help="the memory one file may take in its worker, e.g. 512M, 2G (2G)",
+    )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="try again the files that failed before, even when they are unchanged",
+    )
+    p.add_argument("--report", metavar="FILE", help="write the run's report to FILE as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no report")
 
 
 #: The stores whose URL names a folder.
 _FOLDER_STORES = ("lancedb", "parquet", "chroma")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    try:
+        check_limits(value, None)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
+def _memory(text: str) -> int:
+    try:
+        return parse_memory(text, "--file-memory")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
             include=args.include,
             base=args.base,
             rehash=args.rehash,
+            file_timeout=args.file_timeout,
+            file_memory=args.file_memory,
+            retry_failed=args.retry_failed,
         )
     except IngestLockedError as exc:
         print(f"ragchunk: error: {exc}", file=sys.stderr)
@@ -162,6 +210,10 @@ def run(args: argparse.Namespace) -> int:
             f"ragchunk: error: {message if source in message else f'{source}: {message}'}",
             file=sys.stderr,
         )
+    if args.report:
+        report.write_json(args.report)
     if not args.quiet:
         print(report.summary(), file=sys.stderr)
+        for _, reason in report.skipped_failures:
+            print(f"ragchunk: skipped (failed before): {reason}", file=sys.stderr)
     return 0 if report.ok else 1

@@ -1,5 +1,10 @@
 """The ``view`` subcommand: ``ragchunk view FILE [--chunker NAME -o k=v]... [--out view.html]
-[--open] [--terminal] [--dataset D] [--max-pages N]``.
+[--open] [--terminal] [--dataset D] [--max-pages N]``, or ``ragchunk view STORE --query Q
+[--base DIR] [--k N]``.
+
+With ``--query``, the first argument is a store that ``ragchunk ingest`` built: the command
+searches it (:func:`ragchunk.ingest.search`) and shows the document of the best hit, with
+the hits among the ``--k`` best that are in it as the column, on its page images for a PDF.
 
 A text file is shown as it is; a PDF, DOCX or XLSX is parsed by :mod:`ragchunk.documents`
 and its text shown, with the pages of a PDF beside it.
@@ -92,6 +97,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--k", type=int, default=5, help="chunks retrieved per question (5)")
     parser.add_argument(
+        "--query",
+        help="FILE is then a store URL (lancedb:DIR, parquet:DIR...): search it and show the "
+        "hits of the best hit's document on its pages",
+    )
+    parser.add_argument(
+        "--base",
+        default=".",
+        help="with --query: the folder the store's source ids are relative to (.)",
+    )
+    parser.add_argument(
         "--max-pages",
         type=int,
         default=MAX_PAGES,
@@ -164,6 +179,28 @@ def _source(path: str) -> tuple[str, Any]:
     return doc.text, doc
 
 
+def _hits(args: argparse.Namespace) -> tuple[str, Any, list[Any], str]:
+    """``--query``: the best hit's document (text, parsed document) and that document's hits
+    among the ``--k`` best, as chunks, and the column's name."""
+    from ..core.chunk import Chunk
+    from ..ingest import search
+
+    hits = search(args.file, args.query, k=args.k)
+    if not hits:
+        raise ValueError(f"--query: no chunk of {args.file} matches {args.query!r}")
+    source = hits[0].source_id
+    path = os.path.join(args.base, source)
+    if not os.path.isfile(path):
+        raise ValueError(f"--base: the hit's source {source!r} is not a file under {args.base!r}")
+    text, doc = _source(path)
+    chunks = [
+        Chunk(h.text, h.start, h.end, h.token_count, {"score": h.score, "rank": rank})
+        for rank, h in enumerate(hits, 1)
+        if h.source_id == source and h.start is not None and h.end is not None
+    ]
+    return text, doc, chunks, f"hits for {args.query!r} in {source}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit status: a file that cannot be read or shown, or
     a package that is missing, is one error line naming the input (and no page is written)."""
@@ -180,6 +217,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """The subcommand's work (:func:`run` turns a bad input into one line)."""
+    if args.query:
+        text, doc, hits, name = _hits(args)
+        from ..viz import View
+
+        view = View(
+            text if doc is None else doc,
+            {name: hits},
+            title=args.title or name,
+            max_pages=args.max_pages,
+        )
+        view.save(args.out)
+        print(f"ragchunk: wrote {args.out} ({len(hits)} hits)", file=sys.stderr)
+        if args.open:
+            webbrowser.open(Path(os.path.abspath(args.out)).as_uri())
+        return 0
     text, doc = _source(args.file)
     chunkers = _chunkers(args)
     if args.terminal:

@@ -21,13 +21,19 @@ The guarantees:
   no duplicate ids, no missing chunks, no chunks of old or deleted versions.
 * **Beyond one machine.** :func:`ingest_ray` reads, parses, chunks and embeds in Ray
   actors and writes and commits on the driver, with the same ids, rows and protocol.
+* **No file can stall or sink a run.** Files are parsed and chunked in supervised worker
+  processes, each file under a time and a memory limit (:mod:`ragchunk.ingest.workers`); a
+  file over a limit, or one that crashes its worker, is reported and remembered, and the run
+  goes on.
+* **Searchable.** :func:`search` returns the chunks that answer a query with their
+  citations (file, pages, boxes, heading path).
 * **One writer.** A second run on the same store is refused with
   :class:`IngestLockedError` while the first holds the lock (released by the kernel when its
   process ends, however it ends).
 
 >>> import tempfile, ragchunk
 >>> store = "lancedb:" + tempfile.mkdtemp()
->>> report = ingest([Document("a", "Hello world. Bye.")], store, ragchunk.RecursiveSplitter(3))
+>>> report = ingest([Source("a", "Hello world. Bye.")], store, ragchunk.RecursiveSplitter(3))
 >>> report.added, report.chunks_written
 (1, 2)
 >>> sorted(open_store(store).read()["text"].to_pylist())
@@ -37,9 +43,11 @@ The guarantees:
 from __future__ import annotations
 
 from .manifest import IngestLockedError, Manifest, StoreLock
-from .pipeline import CLEANUP_MODES, IngestReport, chunk_id, config_hash, ingest
+from .pipeline import CLEANUP_MODES, IngestReport, ingest
 from .ray import IngestBatches, ingest_ray
-from .sources import Document, Reader, content_hash, read_text
+from .rows import chunk_id, config_hash
+from .search import SEARCH_MODES, Hit, search
+from .sources import Reader, Source, content_hash, read_text
 from .stores import (
     ChromaStore,
     LanceDBStore,
@@ -52,8 +60,9 @@ from .stores import (
 
 __all__ = [
     "CLEANUP_MODES",
+    "SEARCH_MODES",
     "ChromaStore",
-    "Document",
+    "Hit",
     "IngestBatches",
     "IngestLockedError",
     "IngestReport",
@@ -61,6 +70,7 @@ __all__ = [
     "Manifest",
     "ParquetStore",
     "Reader",
+    "Source",
     "Store",
     "StoreLock",
     "chunk_id",
@@ -71,5 +81,6 @@ __all__ = [
     "open_store",
     "read_text",
     "row_schema",
+    "search",
     "sorted_rows",
 ]

@@ -81,6 +81,11 @@ class Manifest:
                 "CREATE TABLE IF NOT EXISTS files (source_id TEXT PRIMARY KEY, "
                 "size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, content_hash TEXT NOT NULL)"
             )
+            # files that failed: skipped until their bytes or the configuration change
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS failed (source_id TEXT PRIMARY KEY, "
+                "content_hash TEXT NOT NULL, config_hash TEXT NOT NULL, reason TEXT NOT NULL)"
+            )
             row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
             if row is None:
                 self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (_SCHEMA_VERSION,))
@@ -148,6 +153,7 @@ class Manifest:
                     (source_id, content_hash, config_hash, json.dumps(list(ids))),
                 )
                 self._db.execute("DELETE FROM pending WHERE source_id = ?", (source_id,))
+                self._db.execute("DELETE FROM failed WHERE source_id = ?", (source_id,))
 
     def abandon(self, source_ids: Iterable[str]) -> None:
         """Forget the pending rows of ``source_ids`` (their new chunks were removed)."""
@@ -182,6 +188,51 @@ class Manifest:
         """Remember ``(source_id, size, mtime_ns, content_hash)`` of hashed files."""
         with self._tx():
             self._db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?)", list(items))
+
+    def check_store(self, store: str) -> None:
+        """Bind the manifest to the store it describes (``store``: the store's identity,
+        such as its absolute URL), or raise ``ValueError`` naming ``manifest`` when it
+        describes another store.
+
+        >>> m = Manifest(":memory:")
+        >>> m.check_store("parquet:/data/a")
+        >>> m.check_store("parquet:/data/b")
+        Traceback (most recent call last):
+        ...
+        ValueError: manifest ':memory:' belongs to the store parquet:/data/a, not parquet:/data/b
+        """
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
+        if row is None:
+            with self._tx():
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('store', ?)", (store,))
+        elif row[0] != store:
+            raise ValueError(f"manifest {self.path!r} belongs to the store {row[0]}, not {store}")
+
+    def failed(self) -> dict[str, tuple[str, str, str]]:
+        """Files that failed: ``{source_id: (content_hash, config_hash, reason)}``; a run
+        skips such a file while its bytes and the configuration are those recorded.
+
+        >>> m = Manifest(":memory:")
+        >>> m.record_failed([("a.pdf", "h", "c", "a.pdf: file_timeout")])
+        >>> m.failed()
+        {'a.pdf': ('h', 'c', 'a.pdf: file_timeout')}
+        >>> m.commit([("a.pdf", "h2", "c", [])]); m.failed()
+        {}
+        """
+        rows = self._db.execute("SELECT source_id, content_hash, config_hash, reason FROM failed")
+        return {s: (h, c, r) for s, h, c, r in rows}
+
+    def record_failed(self, items: Iterable[tuple[str, str, str, str]]) -> None:
+        """Remember ``(source_id, content_hash, config_hash, reason)`` of failed files."""
+        with self._tx():
+            self._db.executemany("INSERT OR REPLACE INTO failed VALUES (?, ?, ?, ?)", list(items))
+
+    def forget_failed(self, source_ids: Iterable[str]) -> None:
+        """Forget that these files failed (they are gone, or are tried again)."""
+        with self._tx():
+            self._db.executemany(
+                "DELETE FROM failed WHERE source_id = ?", [(s,) for s in source_ids]
+            )
 
     def _add_garbage(self, ids: Iterable[str]) -> None:
         self._db.executemany("INSERT OR IGNORE INTO garbage VALUES (?)", [(i,) for i in ids])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -13,12 +14,20 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.optional import load
-from ..core.progress import Progress
 from ._faults import Points
 from .manifest import Manifest, StoreLock
-from .sources import Document, Reader, SourceFile, default_include, iter_inputs, reader_for
-from .stores import Store, open_store, row_schema
+from .progress import IngestProgress
+from .rows import _Item, _items_rows, _per_source, _with_vectors, chunk_id, config_hash
+from .sources import Reader, Source, SourceFile, default_include, iter_inputs
+from .stores import Store, open_store, store_identity
+from .workers import (
+    DEFAULT_FILE_MEMORY,
+    DEFAULT_FILE_TIMEOUT,
+    Supervisor,
+    Task,
+    check_limits,
+    picklable,
+)
 
 __all__ = ["CLEANUP_MODES", "IngestReport", "chunk_id", "config_hash", "ingest"]
 
@@ -42,10 +51,16 @@ class IngestReport:
     """What one :func:`ingest` run did.
 
     Files (sources) ``added``, ``changed``, ``unchanged``, ``deleted`` (``cleanup="full"``)
-    and ``failed`` (with ``failures``: ``(source, message)``); ``chunks_written`` and
+    and ``failed`` (with ``failures``: ``(source, message)``, the message naming the limit
+    when a file passed ``file_timeout`` or ``file_memory``); ``skipped``: files that failed
+    in an earlier run and were not tried again (their bytes and the configuration are
+    unchanged; ``skipped_failures`` holds their recorded reasons); ``chunks_written`` and
     ``chunks_deleted`` in the store; ``embeddings_computed`` by the model and
-    ``embeddings_reused`` (cache hits and duplicates); ``seconds`` per stage; ``recovered``:
-    sources whose interrupted rewrite a previous run left and this one rolled back.
+    ``embeddings_reused`` (cache hits and duplicates); ``pages`` parsed; ``seconds`` per
+    stage (``parse`` is the wall time spent waiting for the workers) and ``cpu_seconds``, the
+    workers' CPU time; ``workers`` started (a worker stopped by a limit or a crash is
+    replaced); ``recovered``: sources whose interrupted rewrite a previous run left and this
+    one rolled back.
 
     >>> r = IngestReport(added=2, chunks_written=10)
     >>> r.ok, r.added
@@ -62,8 +77,13 @@ class IngestReport:
     embeddings_computed: int = 0
     embeddings_reused: int = 0
     recovered: int = 0
+    skipped: int = 0
+    pages: int = 0
+    workers: int = 0
+    cpu_seconds: float = 0.0
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_STAGES, 0.0))
     failures: list[tuple[str, str]] = field(default_factory=list)
+    skipped_failures: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -77,272 +97,39 @@ class IngestReport:
         files: 1 added, 0 changed, 0 unchanged, 0 deleted, 0 failed
         """
         times = ", ".join(f"{k} {v:.2f}" for k, v in self.seconds.items() if v >= 0.005)
+        skipped = f", {self.skipped} skipped (failed before)" if self.skipped else ""
         return (
             f"files: {self.added} added, {self.changed} changed, {self.unchanged} unchanged, "
-            f"{self.deleted} deleted, {self.failed} failed\n"
+            f"{self.deleted} deleted, {self.failed} failed{skipped}\n"
             f"chunks: {self.chunks_written} written, {self.chunks_deleted} deleted; "
             f"embeddings: {self.embeddings_computed} computed, {self.embeddings_reused} reused\n"
             f"seconds: {times or '0'}"
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-able data; each failure a ``{"source", "reason"}`` object.
 
-def config_hash(chunker: Any, embedder_model: str | None = None) -> str:
-    """The hash of what decides a source's chunks and vectors: the chunker's class and
-    configuration (its ``repr``), the ragchunk version, and the embedder's model name.
+        >>> IngestReport(failed=1, failures=[("a.pdf", "a.pdf: file_timeout")]).to_dict()[
+        ...     "failures"]
+        [{'source': 'a.pdf', 'reason': 'a.pdf: file_timeout'}]
+        """
+        out = dataclasses.asdict(self)
+        for key in ("failures", "skipped_failures"):
+            out[key] = [{"source": s, "reason": r} for s, r in getattr(self, key)]
+        return out
 
-    >>> import ragchunk
-    >>> config_hash(ragchunk.RecursiveSplitter(64)) == config_hash(ragchunk.RecursiveSplitter(64))
-    True
-    >>> config_hash(ragchunk.RecursiveSplitter(64)) == config_hash(ragchunk.RecursiveSplitter(65))
-    False
-    """
-    from .. import __version__
-
-    cls = type(chunker)
-    desc = {
-        "chunker": f"{cls.__module__}.{cls.__qualname__}",
-        "config": repr(chunker),
-        "ragchunk": __version__,
-        "embedder": embedder_model,
-        "rows": 2,
-    }
-    return hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
-
-
-def _id_prefix(source_id: str, config: str) -> hashlib._Hash:
-    sid = source_id.encode("utf-8", "surrogatepass")
-    cfg = config.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(b"%d:%s%d:%s" % (len(sid), sid, len(cfg), cfg))
-
-
-def _id_head(chunk_index: int, start: int | None, end: int | None, size: int) -> bytes:
-    return f"{chunk_index}:{start}:{end}:{size}:".encode()
-
-
-def chunk_id(
-    source_id: str,
-    config: str,
-    chunk_index: int,
-    start: int | None,
-    end: int | None,
-    text: str,
-    rest: str = "",
-) -> str:
-    """A chunk's id: a hash of its source id, the configuration hash, its index and offsets,
-    its text and (``rest``) the rest of its row; so one id names one row's content.
-
-    The fields are length-prefixed (``rest`` comes last), so two different rows never hash
-    the same bytes.
-
-    >>> chunk_id("a.md", "c", 0, 0, 5, "Hello") == chunk_id("a.md", "c", 0, 0, 5, "Hello")
-    True
-    >>> chunk_id("a.md", "c", 0, 0, 5, "Hello") == chunk_id("a.md", "c", 0, 0, 5, "Hello!")
-    False
-    >>> len(chunk_id("a.md", "c", 0, 0, 5, "Hello"))
-    32
-    """
-    h = _id_prefix(source_id, config)
-    data = text.encode("utf-8", "surrogatepass")
-    h.update(_id_head(chunk_index, start, end, len(data)))
-    h.update(data)
-    h.update(rest.encode("utf-8", "surrogatepass"))
-    return h.hexdigest()[:32]
-
-
-@dataclass
-class _Item:
-    source_id: str
-    content_hash: str
-    text: Any  # a str, or a parsed ragchunk.documents.Document
-    metadata: dict[str, Any]
-    size: int
-    new: bool
-
-
-def _pages_boxes(meta: dict[str, Any]) -> tuple[Any, Any]:
-    pages = meta.pop("pages", None)
-    boxes = meta.pop("boxes", None)
-    positions = meta.pop("positions", None)
-    if positions:  # RAGFlow's [page, left, right, top, bottom] per box
-        pages = sorted({int(p[0]) for p in positions})
-        boxes = [[float(x) for x in p[1:]] for p in positions]
-    elif positions is not None and pages is None:
-        pages, boxes = None, None
-    if pages is not None:
-        pages = [int(p) for p in pages]
-    if boxes is not None:
-        boxes = [[float(x) for x in b] for b in boxes]
-    return pages, boxes
-
-
-# the rest of a row with no headings, pages, boxes or metadata (the common case)
-_REST_EMPTY = json.dumps([None, None, None, "{}"])
-
-
-def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:
-    """The store rows of ``items``, built column-wise from :func:`chunk_table`'s Arrow output.
-
-    Performance: building each row as Python objects (a ``json.loads`` of its metadata and
-    three ``json.dumps`` for its id) cost as much as the chunking itself (5 MB corpus, 3,300
-    chunks: 80 ms beside the core's 200 ms). Here a row whose source and chunk carry no
-    metadata (plain files) is never turned into Python objects: the id hashes the UTF-8 bytes
-    of the Arrow text buffer behind a per-source prefix, and the other columns are Arrow
-    arrays made once (nulls, a repeated ``"{}"``). Rows with metadata take the general path,
-    which decodes each distinct metadata string once per source.
-    """
-    from ..core.optional import pyarrow as _pyarrow
-
-    pa = _pyarrow()
-    from ..core.optional import np
-
-    pc = load("pyarrow.compute", "ragchunk.ingest")
-
-    table = _chunk_items(chunker, items, workers).combine_chunks()
-    n = table.num_rows
-    schema = row_schema()
-    rows = table["row"].chunk(0) if n else pa.array([], type=pa.int64())
-    texts = table["text"].chunk(0) if n else pa.array([], type=pa.large_string())
-    meta_col = table["metadata"]
-    plain = not any(it.metadata for it in items) and (
-        n == 0 or bool(pc.all(pc.equal(meta_col, "{}")).as_py())
-    )
-    # Python ints: indexing numpy arrays element by element costs more than the hashing
-    row_ids = rows.to_numpy(zero_copy_only=False).tolist()
-    index = table["chunk_index"].to_numpy().tolist()
-    starts = table["start"].to_pylist()
-    ends = table["end"].to_pylist()
-    _, offs_buf, data_buf = texts.buffers()
-    offsets = np.frombuffer(offs_buf, dtype=np.int64)[texts.offset : texts.offset + n + 1].tolist()
-    data = memoryview(data_buf) if data_buf is not None else memoryview(b"")
-    prefixes = [_id_prefix(it.source_id, config) for it in items]
-    ids: list[str] = []
-    if plain:
-        rest = _REST_EMPTY.encode()
-        for row, k, start, end, lo, hi in zip(
-            row_ids, index, starts, ends, offsets, offsets[1:], strict=False
-        ):
-            h = prefixes[row].copy()
-            h.update(b"%d:%s:%s:%d:" % (k, str(start).encode(), str(end).encode(), hi - lo))
-            h.update(data[lo:hi])
-            h.update(rest)
-            ids.append(h.hexdigest()[:32])
-        nulls = {name: pa.nulls(n, schema.field(name).type) for name in _LISTS}
-        metadata = pa.array(["{}"] * n, type=pa.string())
-    else:
-        lists: dict[str, list[Any]] = {name: [] for name in _LISTS}
-        metas: list[str] = []
-        decoded: dict[tuple[int, str], tuple[Any, Any, Any, str, bytes]] = {}
-        for i, meta_json in enumerate(meta_col.to_pylist()):
-            row = row_ids[i]
-            key = (row, meta_json)
-            parts = decoded.get(key)
-            if parts is None:
-                meta = dict(items[row].metadata)
-                if meta_json != "{}":
-                    meta.update(json.loads(meta_json))
-                headings = meta.pop("headers", None)
-                if headings is None:
-                    headings = meta.pop("heading_path", None)
-                pages, boxes = _pages_boxes(meta)
-                meta_text = json.dumps(meta, sort_keys=True, ensure_ascii=False, default=str)
-                rest_text = json.dumps([headings, pages, boxes, meta_text], ensure_ascii=False)
-                parts = decoded[key] = (
-                    headings,
-                    pages,
-                    boxes,
-                    meta_text,
-                    rest_text.encode("utf-8", "surrogatepass"),
-                )
-            lo, hi = offsets[i], offsets[i + 1]
-            h = prefixes[row].copy()
-            h.update(_id_head(index[i], starts[i], ends[i], hi - lo))
-            h.update(data[lo:hi])
-            h.update(parts[4])
-            ids.append(h.hexdigest()[:32])
-            for name, value in zip(_LISTS, parts[:3], strict=True):
-                lists[name].append(value)
-            metas.append(parts[3])
-        nulls = {name: pa.array(lists[name], type=schema.field(name).type) for name in _LISTS}
-        metadata = pa.array(metas, type=pa.string())
-    source_ids = pa.array([it.source_id for it in items], type=pa.string()).take(rows)
-    arrays = {
-        "id": pa.array(ids, type=pa.string()),
-        "source_id": source_ids,
-        "chunk_index": table["chunk_index"],
-        "text": texts.cast(pa.string()),
-        "start": table["start"],
-        "end": table["end"],
-        "token_count": table["token_count"],
-        **nulls,
-        "config_hash": pa.array([config] * n, type=pa.string()),
-        "metadata": metadata,
-    }
-    columns = [arrays[name] for name in schema.names]
-    columns = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in columns]
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-_LISTS = ("heading_path", "pages", "boxes")
-
-
-def _chunk_items(chunker: Any, items: list[_Item], workers: int | None) -> Any:
-    """:func:`chunk_table`'s rows of ``items`` (a ``row`` id column): the texts in one
-    batch, each parsed document by :func:`ragchunk.documents.chunk_document`, its chunks'
-    ``headings`` as ``heading_path`` and its boxes in RAGFlow's ``[x0, x1, top, bottom]``
-    order (the ``bboxes``, with their pages, stay in the metadata)."""
-    from ..core.optional import pyarrow as _pyarrow
-    from ..io.arrow import chunk_table, records_table
-
-    pa = _pyarrow()
-    texts = [i for i, it in enumerate(items) if isinstance(it.text, str)]
-    docs = pa.table(
-        {
-            "row": pa.array(texts, type=pa.int64()),
-            "text": pa.array([items[i].text for i in texts], type=pa.large_string()),
-        }
-    )
-    table = chunk_table(docs, chunker, id_columns=["row"], workers=workers)
-    if len(texts) == len(items):
-        return table
-    from ..documents import chunk_document
-
-    if not callable(getattr(chunker, "split", None)):
-        raise TypeError("chunker must be a Splitter to chunk parsed documents, not a component")
-    parts = [table]
-    for i, it in enumerate(items):
-        if isinstance(it.text, str):
-            continue
-        records = []
-        for k, c in enumerate(chunk_document(it.text, chunker)):
-            meta = dict(c.metadata)
-            meta["heading_path"] = meta.pop("headings")
-            meta["boxes"] = [
-                [b["bbox"][0], b["bbox"][2], b["bbox"][1], b["bbox"][3]] for b in meta["bboxes"]
-            ]
-            rec = {"chunk_index": k, "text": c.text, "start": c.start, "end": c.end}
-            records.append({**rec, "token_count": c.token_count, "metadata": meta})
-        parts.append(records_table(pa.table({"row": pa.array([i], type=pa.int64())}), [records]))
-    out = pa.concat_tables([p.cast(table.schema) for p in parts])
-    return out.take(
-        pa.compute.sort_indices(out, [("row", "ascending"), ("chunk_index", "ascending")])
-    )
-
-
-def _with_vectors(rows: Any, vectors: Any) -> Any:
-    from ..core.optional import pyarrow as _pyarrow
-
-    pa = _pyarrow()
-    dim = int(vectors.shape[1]) if rows.num_rows else 1
-    flat = pa.array(vectors.reshape(-1), type=pa.float32())
-    column = pa.FixedSizeListArray.from_arrays(flat, dim)
-    return rows.append_column(row_schema(dim).field("vector"), column)
+    def write_json(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_dict` to ``path`` as JSON."""
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(self.to_dict(), fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
 
 
 def _embedder(embedder: Any, cache: Any, manifest_path: str) -> Any:
+    if embedder is None:  # numpy and the embeddings module are imported only when needed
+        return None
     from ..embeddings import EmbeddingCache, ManagedEmbedder, as_embedder
 
-    if embedder is None:
-        return None
     if cache == "auto":
         if isinstance(embedder, ManagedEmbedder) and embedder.cache is not None:
             return embedder
@@ -377,6 +164,7 @@ class _Run:
         self.report = report
         self.points = Points.from_environ()
         self.manifest_path = ":memory:"
+        self.failed_files: list[tuple[str, str, str, str]] = []
         self.config = config_hash(chunker, None if embedder is None else embedder.model)
 
     def timed(self, stage: str, start: float) -> None:
@@ -412,24 +200,15 @@ class _Run:
         except (TypeError, ValueError, UnicodeError) as exc:
             if len(items) > 1:
                 return [pair for it in items for pair in self.chunk([it])]
-            self.fail(items[0].source_id, str(exc))
+            self.fail(items[0].source_id, str(exc), items[0].content_hash)
             return []
 
     def _split(self, items: list[_Item]) -> list[tuple[_Item, Any]]:
-        rows = self._rows(items)
-        sources = rows["source_id"].to_pylist()
-        out, start = [], 0
-        for it in items:
-            end = start
-            while end < len(sources) and sources[end] == it.source_id:
-                end += 1
-            out.append((it, rows.slice(start, end - start)))
-            start = end
-        return out
+        return list(zip(items, _per_source(self._rows(items), items), strict=True))
 
     def _rows(self, items: list[_Item]) -> Any:
         t = time.perf_counter()
-        rows = _chunk_rows(self.chunker, items, self.config, self.workers)
+        rows = _items_rows(self.chunker, items, self.config, self.workers)
         self.points.hit("chunk")
         self.timed("chunk", t)
         if self.embedder is not None:
@@ -445,9 +224,12 @@ class _Run:
             self.timed("embed", t)
         return rows
 
-    def fail(self, source_id: str, message: str) -> None:
+    def fail(self, source_id: str, message: str, digest: str | None = None) -> None:
+        """Report a failed source; with its content hash, the manifest remembers it."""
         self.report.failed += 1
         self.report.failures.append((source_id, message))
+        if digest is not None:
+            self.failed_files.append((source_id, digest, self.config, message))
 
     def write(self, items: list[_Item]) -> None:
         """Chunk, embed and write a batch of new or changed sources (the write protocol)."""
@@ -504,7 +286,7 @@ class _Run:
 
 
 def ingest(
-    sources: Iterable[str | os.PathLike[str] | Document] | str | os.PathLike[str] | Document,
+    sources: Iterable[str | os.PathLike[str] | Source] | str | os.PathLike[str] | Source,
     store: str | Store,
     chunker: Any,
     *,
@@ -519,19 +301,31 @@ def ingest(
     batch_size: int = 256,
     base: str | os.PathLike[str] | None = None,
     rehash: bool = False,
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    file_memory: int | str | None = DEFAULT_FILE_MEMORY,
+    retry_failed: bool = False,
+    start_method: str | None = None,
 ) -> IngestReport:
     """Chunk (and embed) ``sources`` into ``store``, rewriting only what changed.
 
+    Files are read and hashed here, then parsed and chunked in ``workers`` supervised
+    processes (see :mod:`ragchunk.ingest.workers`), each file under ``file_timeout`` and
+    ``file_memory``; embedding, the writes and the manifest commits happen here, in the
+    order the files were given, so the store is the one a single worker would make. A file
+    that fails (a reader error, a limit passed, a crashed worker) is reported and remembered:
+    the next run skips it until its bytes or the configuration change (or ``retry_failed``).
+
     Args:
         sources: files, folders (every file matching ``include``, recursively), globs, and
-            :class:`~ragchunk.ingest.Document` objects; one or a list.
+            :class:`~ragchunk.ingest.Source` objects; one or a list.
         store: a store URL (``lancedb:DIR``, ``parquet:DIR``, ``chroma:DIR``,
             ``chroma+http://HOST:PORT``) or a :class:`~ragchunk.ingest.Store` object.
         chunker: any ragchunk chunker (a ``Splitter`` or a ``SplitterComponent``).
         embedder: anything :func:`ragchunk.embeddings.as_embedder` takes; rows then carry a
             ``vector``.
         cleanup: one of :data:`CLEANUP_MODES`.
-        workers: threads for chunking a batch (default: one per core).
+        workers: worker processes parsing and chunking files, and threads chunking
+            in-memory sources (default: one per core).
         progress: draw a progress bar on standard error (when it is a terminal).
         manifest: the manifest's SQLite file (default: the store's, beside its data).
         include: file patterns read from folders (default:
@@ -551,6 +345,14 @@ def ingest(
             time (nanoseconds) are those recorded when an earlier run hashed it reuses that
             hash without being read, as ``rsync`` and ``git`` do; files modified within two
             seconds of being hashed are always hashed again.
+        file_timeout: seconds one file may take to parse and chunk (default 120; None: no
+            limit).
+        file_memory: memory one file may take in its worker beyond the worker's own, in
+            bytes or as ``"512M"``, ``"2G"`` (default 2 GiB; None: no limit).
+        retry_failed: try again the files that failed in earlier runs, even unchanged.
+        start_method: how workers start, ``"forkserver"`` (the default where the system
+            has it) or ``"spawn"``. Readers that cannot be pickled (a ``lambda``) run in
+            this process, without the limits.
 
     Returns:
         An :class:`IngestReport`.
@@ -560,9 +362,9 @@ def ingest(
         TypeError, ValueError: a bad argument (the message names it).
 
     >>> import os, tempfile, ragchunk
-    >>> from ragchunk.ingest import Document
+    >>> from ragchunk.ingest import Source
     >>> where = "parquet:" + tempfile.mkdtemp()
-    >>> docs = [Document("a", "One. Two. Three."), Document("b", "Five.")]
+    >>> docs = [Source("a", "One. Two. Three."), Source("b", "Five.")]
     >>> ingest(docs, where, ragchunk.RecursiveSplitter(3)).chunks_written
     5
     >>> ingest(docs, where, ragchunk.RecursiveSplitter(3)).unchanged
@@ -570,10 +372,33 @@ def ingest(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
+    limits = check_limits(file_timeout, file_memory)
     with _session(store, chunker, embedder, cleanup, workers, manifest, embedding_cache) as run:
         base_dir = None if base is None else os.fspath(base)
         include = default_include() if include is None else include
-        _walk(run, sources, include, readers, batch_size, bool(progress), base_dir, rehash)
+        sup = Supervisor(
+            workers or os.cpu_count() or 1,
+            chunker,
+            readers,
+            run.config,
+            file_timeout=limits[0],
+            file_memory=limits[1],
+            start_method=start_method,
+            inline=not picklable((chunker, readers)),
+        )
+        with sup:
+            _walk(
+                run,
+                sup,
+                sources,
+                include,
+                batch_size,
+                bool(progress),
+                base_dir,
+                rehash,
+                bool(retry_failed),
+            )
+            run.report.workers = sup.started
     return run.report
 
 
@@ -610,6 +435,8 @@ def _session(
         try:
             man = Manifest(path)
             try:
+                if manifest is not None and path != st.default_manifest():
+                    man.check_store(store_identity(st))
                 managed = _embedder(embedder, embedding_cache, path)
                 run = _Run(st, man, chunker, managed, cleanup, workers, IngestReport())
                 run.manifest_path = path
@@ -626,37 +453,6 @@ def _session(
         st.close()
 
 
-def parse_file(
-    path: str, data: bytes, readers: Mapping[str, Reader] | None
-) -> tuple[Any, dict[str, Any]] | str:
-    """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
-    when the reader fails; ``text`` is a :class:`ragchunk.documents.Document` when the
-    reader parsed one (it is chunked with :func:`ragchunk.documents.chunk_document`).
-
-    >>> parse_file("a.md", b"Hi", None)
-    ('Hi', {})
-    >>> parse_file("a.md", b"\\xff", None)[:30]
-    "a.md: UnicodeDecodeError: 'utf"
-    """
-    try:
-        parsed = reader_for(path, readers)(path, data)
-    except Exception as exc:  # any reader's error: the file is reported, not written
-        return f"{path}: {type(exc).__name__}: {exc}"
-    if isinstance(parsed, Document):
-        return parsed.text, dict(parsed.metadata)
-    if isinstance(parsed, str):
-        return parsed, {}
-    if _is_parsed_document(parsed):
-        return parsed, {}
-    return f"{path}: the reader returned {type(parsed).__name__}"
-
-
-def _is_parsed_document(obj: object) -> bool:
-    # without importing ragchunk.documents for plain text files
-    documents = sys.modules.get("ragchunk.documents")
-    return documents is not None and isinstance(obj, documents.Document)
-
-
 # A file modified less than this before the run started is hashed again on the next run
 # even when its size and modification time are unchanged: a write within the file system's
 # timestamp granularity could otherwise hide behind an equal mtime (git's "racy" files).
@@ -665,16 +461,17 @@ _RACY_NS = 2_000_000_000
 
 def _walk(
     run: _Run,
+    sup: Supervisor,
     sources: Any,
     include: str,
-    readers: Mapping[str, Reader] | None,
     batch_size: int,
     progress: bool,
     base: str | None,
     rehash: bool,
+    retry_failed: bool,
 ) -> None:
     report = run.report
-    inputs: list[tuple[str, SourceFile | Document]] = []
+    inputs: list[tuple[str, SourceFile | Source]] = []
     seen: set[str] = set()
     for item in iter_inputs(sources, include):
         if isinstance(item, str):
@@ -687,17 +484,68 @@ def _walk(
             seen.add(sid)
             inputs.append((sid, item))
     known = run.manifest.sources()
-    started_ns = time.time_ns()
+    failed_before = run.manifest.failed()
     cached = {} if rehash else run.manifest.files()
     hashed: list[tuple[str, int, int, str]] = []
-    bar = Progress(
+    bar = IngestProgress(
         sys.stderr,
         sum(it.size if isinstance(it, SourceFile) else len(it.text) for _, it in inputs),
         len(inputs),
         enabled=progress,
     )
+    tasks = _tasks(run, inputs, known, failed_before, cached, hashed, bar, retry_failed)
     batch: list[_Item] = []
-    for sid, item in inputs:
+    outcomes = sup.map(tasks)
+    while True:
+        t = time.perf_counter()
+        out = next(outcomes, None)
+        run.timed("parse", t)
+        if out is None:
+            break
+        sid, task = out.task.source_id, out.task
+        digest, size, new, text, meta = task.payload
+        report.cpu_seconds += out.cpu
+        if out.error is not None:
+            run.fail(sid, out.error, digest)
+            bar.update(size, failures=1)
+            continue
+        run.points.hit("parse")
+        report.pages += out.pages
+        chunks = 0 if out.rows is None else out.rows.num_rows
+        batch.append(_Item(sid, digest, text, meta, size, new, out.rows))
+        bar.update(size, chunks=chunks, pages=out.pages)
+        if len(batch) >= batch_size:
+            run.write(batch)
+            batch = []
+    if batch:
+        run.write(batch)
+    if hashed:
+        run.manifest.record_files(hashed)
+    if run.failed_files:
+        run.manifest.record_failed(run.failed_files)
+    gone = [s for s in failed_before if s not in seen]
+    if run.cleanup == "full":
+        failed = {s for s, _ in report.failures}
+        run.remove(sorted(s for s in known if s not in seen and s not in failed))
+        run.manifest.forget_failed(gone)
+    bar.close()
+
+
+def _tasks(
+    run: _Run,
+    inputs: list[tuple[str, SourceFile | Source]],
+    known: dict[str, tuple[str, str]],
+    failed_before: dict[str, tuple[str, str, str]],
+    cached: dict[str, tuple[int, int, str]],
+    hashed: list[tuple[str, int, int, str]],
+    bar: IngestProgress,
+    retry_failed: bool,
+) -> Iterator[Task]:
+    """The sources to parse, as worker tasks (read and hashed here; a source whose content
+    and configuration are those committed, or those of a recorded failure, is skipped)."""
+    report = run.report
+    started_ns = time.time_ns()
+    for seq, (sid, item) in enumerate(inputs):
         t = time.perf_counter()
         data: bytes | None = b""
         if isinstance(item, SourceFile):
@@ -714,7 +562,7 @@ def _walk(
                         hashed.append((sid, size, stat.st_mtime_ns, digest))
             except OSError as exc:
                 run.fail(sid, f"{item.path}: {exc}")
-                bar.update(item.size, 1, errors=1)
+                bar.update(item.size, failures=1)
                 continue
         else:
             digest, size = item.content_hash, len(item.text)
@@ -725,9 +573,15 @@ def _walk(
             previous = (previous[0], previous[1].removesuffix(KEPT_MARK))
         if previous == (digest, run.config):
             report.unchanged += 1
-            bar.update(size, 1)
+            bar.update(size)
             continue
-        t = time.perf_counter()
+        before = failed_before.get(sid)
+        if not retry_failed and before is not None and before[:2] == (digest, run.config):
+            report.skipped += 1
+            report.skipped_failures.append((sid, before[2]))
+            bar.update(size)
+            continue
+        new = previous is None
         if isinstance(item, SourceFile):
             if data is None:  # the hash came from the cache, and the source changed
                 try:
@@ -735,29 +589,9 @@ def _walk(
                         data = fh.read()
                 except OSError as exc:
                     run.fail(sid, f"{item.path}: {exc}")
-                    bar.update(size, 1, errors=1)
+                    bar.update(size, failures=1)
                     continue
                 digest = hashlib.sha256(data).hexdigest()  # what is parsed is what is recorded
-            parsed = parse_file(item.path, data, readers)
-            if isinstance(parsed, str):
-                run.fail(sid, parsed)
-                bar.update(size, 1, errors=1)
-                continue
-            text, meta = parsed
+            yield Task(seq, sid, item.path, data, (digest, size, new, None, {}))
         else:
-            text, meta = item.text, dict(item.metadata)
-        run.points.hit("parse")
-        run.timed("parse", t)
-        batch.append(_Item(sid, digest, text, meta, size, previous is None))
-        bar.update(size, 1)
-        if len(batch) >= batch_size:
-            run.write(batch)
-            batch = []
-    if batch:
-        run.write(batch)
-    if hashed:
-        run.manifest.record_files(hashed)
-    if run.cleanup == "full":
-        failed = {s for s, _ in report.failures}
-        run.remove(sorted(s for s in known if s not in seen and s not in failed))
-    bar.close()
+            yield Task(seq, sid, None, b"", (digest, size, new, item.text, dict(item.metadata)))

@@ -44,18 +44,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..core.optional import load, pyarrow
-from .pipeline import (
-    KEPT_MARK,
-    IngestReport,
-    _chunk_rows,
-    _Item,
-    _session,
-    _with_vectors,
-    config_hash,
-    parse_file,
-)
+from .pipeline import KEPT_MARK, IngestReport, _session
+from .rows import _Item, _items_rows, _with_vectors, config_hash
 from .sources import Reader, SourceFile, content_hash, default_include, iter_inputs
 from .stores import Store, row_schema
+from .workers import (
+    DEFAULT_FILE_MEMORY,
+    DEFAULT_FILE_TIMEOUT,
+    Supervisor,
+    Task,
+    check_limits,
+    picklable,
+)
 
 __all__ = ["IngestBatches", "ingest_ray"]
 
@@ -109,7 +109,11 @@ class IngestBatches:
         embedding_cache: str | None = None,
         readers: Mapping[str, Reader] | None = None,
         dim: int | None = None,
+        file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+        file_memory: int | str | None = DEFAULT_FILE_MEMORY,
     ) -> None:
+        self.file_timeout, self.file_memory = check_limits(file_timeout, file_memory)
+        self._supervisor: Supervisor | None = None
         self.chunker = chunker
         self.config = config
         if known is not None and not isinstance(known, dict):
@@ -136,6 +140,7 @@ class IngestBatches:
         values = batch["path" if has_path else "text"].to_pylist()
         status: list[tuple[str, str, str, str]] = []  # source, hash, state, message
         items: list[_Item] = []
+        tasks: list[Task] = []
         for sid, value in zip(sids, values, strict=True):
             if has_path:
                 try:
@@ -154,17 +159,23 @@ class IngestBatches:
             if previous == (digest, self.config):
                 status.append((sid, digest, "unchanged", ""))
                 continue
-            if has_path:
-                parsed = parse_file(value, data, self.readers)
-                if isinstance(parsed, str):
-                    status.append((sid, digest, "failed", parsed))
-                    continue
-                text, meta = parsed
-            else:
-                text, meta = value, {}
             state = "new" if previous is None else "changed"
-            items.append(_Item(sid, digest, text, meta, len(data), previous is None))
+            if has_path:  # parsed and chunked in the actor's supervised worker
+                tasks.append(Task(len(status), sid, value, data, (digest, previous is None)))
+                status.append((sid, digest, state, ""))
+                continue
+            items.append(_Item(sid, digest, value, {}, len(data), previous is None))
             status.append((sid, digest, state, ""))
+        if tasks:
+            for out in self.supervisor().map(tasks):
+                digest, new = out.task.payload
+                if out.error is not None:
+                    status[out.task.seq] = (out.task.source_id, digest, "failed", out.error)
+                    continue
+                it = _Item(out.task.source_id, digest, None, {}, len(out.task.data), new, out.rows)
+                items.append(it)
+            order = {s[0]: i for i, s in enumerate(status)}
+            items.sort(key=lambda it: order[it.source_id])
         before = self._stats()
         rows = self._rows(items, status)
         after = self._stats()
@@ -176,6 +187,21 @@ class IngestBatches:
             rows = rows.append_column(name, pa.nulls(n, getattr(pa, kind)()))
         tail = self._status_rows(status, counts, after[0] - before[0], after[1] - before[1])
         return pa.concat_tables([rows.cast(self.schema), tail])
+
+    def supervisor(self) -> Supervisor:
+        """The actor's worker process (started on the first file): each file is parsed and
+        chunked there under ``file_timeout`` and ``file_memory``."""
+        if self._supervisor is None:
+            self._supervisor = Supervisor(
+                1,
+                self.chunker,
+                self.readers,
+                self.config,
+                file_timeout=self.file_timeout,
+                file_memory=self.file_memory,
+                inline=not picklable((self.chunker, self.readers)),
+            )
+        return self._supervisor
 
     def _stats(self) -> tuple[int, int]:
         if self.embedder is None:
@@ -189,7 +215,7 @@ class IngestBatches:
 
         pa = _pyarrow()
         try:
-            rows = _chunk_rows(self.chunker, items, self.config, 1)
+            rows = _items_rows(self.chunker, items, self.config, 1)
             if self.embedder is not None:
                 vectors = self.embedder.embed(rows["text"].to_pylist())
                 rows = _with_vectors(rows, vectors)
@@ -252,6 +278,8 @@ def ingest_ray(
     commit_size: int = 256,
     text_column: str = "text",
     id_column: str = "source_id",
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    file_memory: int | str | None = DEFAULT_FILE_MEMORY,
 ) -> IngestReport:
     """:func:`~ragchunk.ingest.ingest` on Ray Data (a running cluster, or a local one that
     ``ray.data`` starts).
@@ -269,6 +297,12 @@ def ingest_ray(
         batch_size: sources per actor call.
         commit_size: sources written and committed together by the driver.
         text_column, id_column: the columns of a dataset source.
+        file_timeout, file_memory: the per-file limits of
+            :func:`~ragchunk.ingest.ingest`, enforced in each actor: the actor parses and
+            chunks its files in one supervised worker process of its own (see
+            :mod:`ragchunk.ingest.workers`), so a file over a limit, or one that crashes the
+            worker, is a reported failure and the actor goes on. (Embedding runs in the
+            actor, outside the limits.)
 
     Returns:
         An :class:`~ragchunk.ingest.IngestReport` (``seconds``: ``"read"`` holds the time
@@ -282,12 +316,12 @@ def ingest_ray(
     >>> ingest_ray(["docs/"], "lancedb:./index", ragchunk.MarkdownSplitter(512))  # doctest: +SKIP
     """
     ray = load("ray", "ragchunk.ingest on Ray")
-    load("ray.data", "ragchunk.ingest on Ray")
     ActorPoolStrategy = load("ray.data", "ragchunk.ingest on Ray").ActorPoolStrategy
 
     from ..embeddings import as_embedder
     from ..integrations.ray import default_concurrency
 
+    check_limits(file_timeout, file_memory)
     for name, value in (("batch_size", batch_size), ("commit_size", commit_size)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be an int >= 1, got {value!r}")
@@ -351,6 +385,8 @@ def ingest_ray(
                 "embedding_cache": cache,
                 "readers": readers,
                 "dim": dim,
+                "file_timeout": file_timeout,
+                "file_memory": file_memory,
             },
             batch_format="pyarrow",
             batch_size=batch_size,

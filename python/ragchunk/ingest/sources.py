@@ -1,17 +1,17 @@
 """What ``ingest`` reads: files, folders and globs (walked as ``ragchunk chunk`` walks them),
-or :class:`Document` objects made in memory; and the readers that turn a file's bytes into
+or :class:`Source` objects made in memory; and the readers that turn a file's bytes into
 text.
 
 A file's source id is its path as walked (``docs/guide/a.md`` for ``docs/``). Its content hash
 is the sha256 of its bytes, computed before any parsing, so an unchanged file is never parsed
-again. A reader is any callable ``(path, data) -> str | Document``, or a
+again. A reader is any callable ``(path, data) -> str | Source``, or a
 :class:`ragchunk.documents.Document`, whose chunks then carry their pages, boxes and headings:
 :func:`read_document` is the default for PDF, DOCX and XLSX files when the ``documents``
 extra is installed, :func:`read_text` (UTF-8) for every other file; pass
 ``readers={".pdf": my_pdf_reader}`` to ``ingest`` to read a type otherwise (a reader that
 raises makes the file a reported failure).
 
->>> doc = Document("notes/1", "Some text.")
+>>> doc = Source("notes/1", "Some text.")
 >>> doc.content_hash == content_hash("Some text.".encode())
 True
 """
@@ -20,21 +20,23 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
 
 __all__ = [
-    "Document",
     "Reader",
+    "Source",
     "SourceFile",
     "content_hash",
     "iter_inputs",
+    "parse_file",
     "read_document",
     "read_text",
 ]
 
-Reader = Callable[[str, bytes], Union[str, "Document", Any]]
+Reader = Callable[[str, bytes], Union[str, "Source", Any]]
 
 #: The extensions :func:`read_document` reads by default (with the ``documents`` extra).
 DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xlsm")
@@ -50,11 +52,11 @@ def content_hash(data: bytes) -> str:
 
 
 @dataclass
-class Document:
+class Source:
     """A source given in memory: ``source_id``, ``text``, and ``metadata`` (a JSON-able
     dict copied into every chunk's ``metadata``). Its content hash covers text and metadata.
 
-    >>> Document("a", "x", {"lang": "en"}).metadata
+    >>> Source("a", "x", {"lang": "en"}).metadata
     {'lang': 'en'}
     """
 
@@ -64,11 +66,11 @@ class Document:
 
     def __post_init__(self) -> None:
         if not isinstance(self.source_id, str) or not self.source_id:
-            raise ValueError(f"Document.source_id must be a non-empty str, got {self.source_id!r}")
+            raise ValueError(f"Source.source_id must be a non-empty str, got {self.source_id!r}")
         if not isinstance(self.text, str):
-            raise TypeError(f"Document.text must be a str, got {type(self.text).__name__}")
+            raise TypeError(f"Source.text must be a str, got {type(self.text).__name__}")
         if not isinstance(self.metadata, dict):
-            raise TypeError(f"Document.metadata must be a dict, got {type(self.metadata).__name__}")
+            raise TypeError(f"Source.metadata must be a dict, got {type(self.metadata).__name__}")
 
     @property
     def content_hash(self) -> str:
@@ -177,21 +179,21 @@ def default_include() -> str:
 
 
 def iter_inputs(
-    sources: Iterable[str | os.PathLike[str] | Document] | str | os.PathLike[str] | Document,
+    sources: Iterable[str | os.PathLike[str] | Source] | str | os.PathLike[str] | Source,
     include: str,
-) -> Iterator[SourceFile | Document | str]:
+) -> Iterator[SourceFile | Source | str]:
     """Every file and document of ``sources`` in order; a path that matches nothing comes
     as its error message (a ``str``).
 
-    >>> list(iter_inputs([Document("a", "x")], "*.md"))
-    [Document(source_id='a', text='x', metadata={})]
+    >>> list(iter_inputs([Source("a", "x")], "*.md"))
+    [Source(source_id='a', text='x', metadata={})]
     """
     from ..io.files import iter_sources
 
-    if isinstance(sources, (str, os.PathLike, Document)):
+    if isinstance(sources, (str, os.PathLike, Source)):
         sources = [sources]
     for item in sources:
-        if isinstance(item, Document):
+        if isinstance(item, Source):
             yield item
         elif isinstance(item, (str, os.PathLike)):
             path = os.path.expanduser(os.fspath(item))
@@ -201,9 +203,40 @@ def iter_inputs(
                 yield found if isinstance(found, str) else _file(found)
         else:
             raise TypeError(
-                f"sources must hold paths, globs or Document objects, got {type(item).__name__}"
+                f"sources must hold paths, globs or Source objects, got {type(item).__name__}"
             )
 
 
 def _file(found: Any) -> SourceFile:
     return SourceFile(found.path, found.size)
+
+
+def parse_file(
+    path: str, data: bytes, readers: Mapping[str, Reader] | None
+) -> tuple[Any, dict[str, Any]] | str:
+    """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
+    when the reader fails; ``text`` is a :class:`ragchunk.documents.Document` when the
+    reader parsed one (it is chunked with :func:`ragchunk.documents.chunk_document`).
+
+    >>> parse_file("a.md", b"Hi", None)
+    ('Hi', {})
+    >>> parse_file("a.md", b"\\xff", None)[:30]
+    "a.md: UnicodeDecodeError: 'utf"
+    """
+    try:
+        parsed = reader_for(path, readers)(path, data)
+    except Exception as exc:  # any reader's error: the file is reported, not written
+        return f"{path}: {type(exc).__name__}: {exc}"
+    if isinstance(parsed, Source):
+        return parsed.text, dict(parsed.metadata)
+    if isinstance(parsed, str):
+        return parsed, {}
+    if _is_parsed_document(parsed):
+        return parsed, {}
+    return f"{path}: the reader returned {type(parsed).__name__}"
+
+
+def _is_parsed_document(obj: object) -> bool:
+    # without importing ragchunk.documents for plain text files
+    documents = sys.modules.get("ragchunk.documents")
+    return documents is not None and isinstance(obj, documents.Document)

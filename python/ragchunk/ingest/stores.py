@@ -49,6 +49,7 @@ __all__ = [
     "open_store",
     "row_schema",
     "sorted_rows",
+    "store_identity",
 ]
 
 MANIFEST_NAME = "_ragchunk_manifest.sqlite"
@@ -537,6 +538,25 @@ def _unflat(meta: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def store_identity(store: Store) -> str:
+    """What names ``store`` for its manifest: its URL, with a local folder made absolute and
+    the table or collection named.
+
+    >>> store_identity(ParquetStore("/tmp/x")) == "parquet:" + os.path.abspath("/tmp/x")
+    True
+    """
+    if isinstance(store, LanceDBStore):
+        return f"lancedb:{os.path.abspath(store.path)}?table={store.table_name}"
+    if isinstance(store, ParquetStore):
+        return f"parquet:{os.path.abspath(store.path)}"
+    if isinstance(store, ChromaStore):
+        where = store.url
+        if store.path is not None:
+            where = f"chroma:{os.path.abspath(store.path)}"
+        return f"{where}?collection={store.collection_name}"
+    return str(store.url)
+
+
 def open_store(store: str | Store, **options: Any) -> Store:
     """The store a URL names (see the module docstring), or ``store`` itself when it is one.
 
@@ -562,6 +582,11 @@ parquet:DIR (or a store object), got 'nosuch:dir'
     params.update(options)
     if sep and rest:
         rest = os.path.expanduser(rest)
+        if scheme in ("lancedb", "parquet", "chroma") and os.path.isfile(rest):
+            raise ValueError(
+                f"store {store!r} points at a file; a {scheme} store is a folder (give a "
+                "folder's path, which is created when missing)"
+            )
         if scheme == "lancedb":
             return LanceDBStore(rest, **params)
         if scheme == "parquet":
