@@ -102,7 +102,7 @@ EDGE = [
 ]
 
 
-@pytest.mark.parametrize(("tok", "size", "overlap"), CONFIGS + [("cl100k_base", 3, 1)])
+@pytest.mark.parametrize(("tok", "size", "overlap"), [*CONFIGS, ("cl100k_base", 3, 1)])
 @pytest.mark.parametrize("text", EDGE)
 def test_edge_cases_match_chonkie(tok: str, size: int, overlap: float, text: str) -> None:
     size = min(size, 7)
@@ -199,7 +199,7 @@ def test_batch_in_worker_processes(method: str) -> None:
     multiprocessing batch path sends it."""
     chunker = rc.TokenChunker(tokenizer=tiktoken.get_encoding("cl100k_base"), chunk_size=16)
     again = pickle.loads(pickle.dumps(chunker))
-    texts = ["worker process text number %d. " % i * 20 for i in range(6)]
+    texts = [f"worker process text number {i}. " * 20 for i in range(6)]
     want = [_chunk_texts(chunker, t) for t in texts]
     assert [_chunk_texts(again, t) for t in texts] == want
     with multiprocessing.get_context(method).Pool(2) as pool:
