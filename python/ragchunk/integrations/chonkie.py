@@ -21,7 +21,8 @@ Where Chonkie's answer is lossy, the drop-in gives the exact one: a token window
 ends inside a character (a CJK character or an emoji is several tokens in ``cl100k_base``)
 decodes to U+FFFD in Chonkie, and Chonkie's offsets, which add up decoded lengths, then stop
 slicing the text. Here each character belongs to the window that holds its first byte, so
-``text == source[start_index:end_index]`` always holds and the windows still cover the text;
+``text == source[start_index:end_index]`` always holds and the windows still cover the text (a
+window holding no character's first byte is empty);
 ``token_count`` is the window's token count, as in Chonkie.
 
 Needs ``chonkie`` (``pip install 'ragchunk[chonkie]'``); ``import ragchunk`` never imports it.
@@ -29,6 +30,8 @@ Needs ``chonkie`` (``pip install 'ragchunk[chonkie]'``); ``import ragchunk`` nev
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -83,6 +86,49 @@ def _tiktoken_byte_edges(encoding: Any, text: str) -> list[int]:
     return edges
 
 
+def _spans(n: int, size: int, step: int) -> list[tuple[int, int]]:
+    """Chonkie's windows over ``n`` tokens: ``[start, end)`` every ``step``, the last one
+    ending at ``n``."""
+    out = []
+    for start in range(0, n, step):
+        end = min(start + size, n)
+        out.append((start, end))
+        if end == n:
+            break
+    return out
+
+
+def _windows_from_bytes(
+    text: str, byte_edges: Sequence[int], size: int, step: int
+) -> list[tuple[int, int, int]]:
+    """``(start, end, tokens)`` per window from each token's byte offset (only the windows'
+    ends are mapped from bytes to characters)."""
+    spans = _spans(len(byte_edges) - 1, size, step)
+    ends = _char_starts(text, [byte_edges[i] for span in spans for i in span])
+    return [(ends[2 * k], ends[2 * k + 1], e - s) for k, (s, e) in enumerate(spans)]
+
+
+def _core_windows(
+    core: Any, text: str, name: str, size: int, step: int
+) -> list[tuple[int, int, int]]:
+    """The windows from the Rust core. Every window starts and ends at a multiple of
+    ``g = gcd(size, step)`` tokens (or at the end), so when ``g`` is large the core decodes
+    ``g``-token pieces and their lengths give the ends: far fewer Python objects than one
+    offset per token. A piece that is not whole characters (U+FFFD) takes the per-token road."""
+    g = math.gcd(size, step)
+    if g >= 16:
+        pieces = core.lc_token_windows(text, name, g, g)
+        n = core.count_tokens(text, name)
+        if len(pieces) == -(-n // g) and not any("\ufffd" in p for p in pieces):
+            starts = [0, *itertools.accumulate(map(len, pieces))]
+            if starts[-1] == len(text):
+                return [
+                    (starts[s // g], len(text) if e == n else starts[e // g], e - s)
+                    for s, e in _spans(n, size, step)
+                ]
+    return _windows_from_bytes(text, core.token_edges(text, name), size, step)
+
+
 class TokenChunker(chonkie.TokenChunker):
     """``chonkie.TokenChunker`` with ragchunk's windows (see the module's documentation for
     when Chonkie's own code runs, and for the exact answer where Chonkie's is lossy).
@@ -102,28 +148,22 @@ class TokenChunker(chonkie.TokenChunker):
         if type(inner) is CharacterTokenizer:
             # No encoding needed: the windows are slices. (Chonkie's CharacterTokenizer.encode
             # also adds each new character to the tokenizer's vocabulary; chunk() here does not.)
-            n, byte_edges = len(text), None
-        else:
-            byte_edges = self._tiktoken_edges(inner, text)
-            if byte_edges is None:
-                return None
-            n = len(byte_edges) - 1
-        spans = []
-        for start in range(0, n, step):
-            end = min(start + size, n)
-            spans.append((start, end))
-            if end == n:
-                break
-        if byte_edges is None:
-            return [(s, e, e - s) for s, e in spans]
-        # Only the windows' ends are mapped from bytes to characters.
-        ends = _char_starts(text, [byte_edges[i] for span in spans for i in span])
-        return [(ends[2 * k], ends[2 * k + 1], e - s) for k, (s, e) in enumerate(spans)]
+            return [(s, e, e - s) for s, e in _spans(len(text), size, step)]
+        name = self._builtin_name(inner, text)
+        if name is None:
+            return None
+        try:
+            return dispatch.run(
+                lambda core: _core_windows(core, text, name, size, step),
+                lambda: _windows_from_bytes(text, _tiktoken_byte_edges(inner, text), size, step),
+            )
+        except UnicodeEncodeError:  # lone surrogates: Chonkie's code
+            return None
 
-    def _tiktoken_edges(self, encoding: Any, text: str) -> list[int] | None:
-        """UTF-8 byte offset of each token start, then the length in bytes, for a built-in
-        tiktoken encoding; None for any other tokenizer and for special-token text (which
-        Chonkie's ``encode`` refuses with tiktoken's error)."""
+    def _builtin_name(self, encoding: Any, text: str) -> str | None:
+        """``cl100k_base`` or ``o200k_base`` for a tiktoken encoding equal to one, unless
+        ``text`` holds a special-token string (which Chonkie's ``encode`` refuses with
+        tiktoken's error); else None."""
         if encoding is None or not type(encoding).__module__.startswith("tiktoken"):
             return None
         try:
@@ -132,14 +172,7 @@ class TokenChunker(chonkie.TokenChunker):
             return None
         if name not in _BUILTIN or any(t in text for t in encoding.special_tokens_set):
             return None
-        try:
-            byte_edges = dispatch.run(
-                lambda core: core.token_edges(text, name),
-                lambda: _tiktoken_byte_edges(encoding, text),
-            )
-        except UnicodeEncodeError:  # lone surrogates: Chonkie's code
-            return None
-        return byte_edges  # type: ignore[no-any-return]
+        return name
 
     def _chunks(self, text: str, windows: list[tuple[int, int, int]]) -> list[Chunk]:
         return [
