@@ -30,8 +30,6 @@ Needs ``chonkie`` (``pip install 'ragchunk[chonkie]'``); ``import ragchunk`` nev
 
 from __future__ import annotations
 
-import itertools
-import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -111,21 +109,7 @@ def _windows_from_bytes(
 def _core_windows(
     core: Any, text: str, name: str, size: int, step: int
 ) -> list[tuple[int, int, int]]:
-    """The windows from the Rust core. Every window starts and ends at a multiple of
-    ``g = gcd(size, step)`` tokens (or at the end), so when ``g`` is large the core decodes
-    ``g``-token pieces and their lengths give the ends: far fewer Python objects than one
-    offset per token. A piece that is not whole characters (U+FFFD) takes the per-token road."""
-    g = math.gcd(size, step)
-    if g >= 16:
-        pieces = core.lc_token_windows(text, name, g, g)
-        n = core.count_tokens(text, name)
-        if len(pieces) == -(-n // g) and not any("\ufffd" in p for p in pieces):
-            starts = [0, *itertools.accumulate(map(len, pieces))]
-            if starts[-1] == len(text):
-                return [
-                    (starts[s // g], len(text) if e == n else starts[e // g], e - s)
-                    for s, e in _spans(n, size, step)
-                ]
+    """The windows from the Rust core's token offsets."""
     return _windows_from_bytes(text, core.token_edges(text, name), size, step)
 
 
