@@ -33,6 +33,8 @@ if [ "${1:-}" = "--dev" ]; then
   # pinned sdist is fetched here, at set-up, into .venv/sdists (git ignores it), so the tests
   # download nothing.
   .venv/bin/python tests/integrations/langchain_suite.py --fetch-only
+  # Chonkie's and langchain-experimental's tests, run the same way against their drop-ins.
+  .venv/bin/python tests/integrations/dropin_suites.py --fetch-only
   # Debian's chromium for the viewer's browser tests (tests/viz), which Playwright drives by
   # its path: Playwright's own browser download is never used.
   if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then

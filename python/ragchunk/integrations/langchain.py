@@ -814,3 +814,12 @@ class TitleTreeTextSplitter(RagchunkTextSplitter):
     """
 
     chunker_class = ragchunk.TitleTreeChunker
+
+
+def __getattr__(name: str) -> Any:
+    """``SemanticChunker`` (needs ``langchain-experimental``), imported when first asked for."""
+    if name == "SemanticChunker":
+        from ragchunk.integrations.langchain_semantic import SemanticChunker
+
+        return SemanticChunker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
