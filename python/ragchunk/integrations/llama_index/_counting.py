@@ -16,7 +16,7 @@ from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
 
 from ragchunk.core.counting import Counter
 from ragchunk.core.encodings import ENCODINGS
-from ragchunk.core.tokenizers import _is_builtin_encoding
+from ragchunk.core.tokenizers import builtin_encoding
 
 # ---------------------------------------------------------------------------------------------
 # Counting: a tokenizer callable LlamaIndex would call as ``len(tokenizer(text))``.
@@ -50,7 +50,7 @@ def _builtin_spec(tokenizer: Any) -> tuple[str, str] | None:
         return None
     if getattr(type(enc), method) is not getattr(tiktoken.Encoding, method):
         return None  # a subclass that counts its own way
-    name = _is_builtin_encoding(enc)
+    name = builtin_encoding(enc)
     if name is None:
         return None
     if method == "encode_ordinary":
