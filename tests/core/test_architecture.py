@@ -160,9 +160,7 @@ def test_no_private_reach_across_packages() -> None:
                 continue
             if any(s.startswith("_") and not s.startswith("__") for s in segments):
                 reaches.append(f"{name}:{line} imports {target}.{imported or ''}")
-    # Allowed for now: ``core.tokenizers._is_builtin_encoding``, the former name of
-    # ``builtin_encoding``, until integrations/llama_index.py imports the public name.
-    assert [r for r in reaches if "_is_builtin_encoding" not in r] == []
+    assert reaches == []
 
 
 def test_no_library_module_imports_the_command_line() -> None:

@@ -348,8 +348,6 @@ def builtin_encoding(enc: Any) -> str | None:
     return spec.name if same else None
 
 
-#: The former name of :func:`builtin_encoding`.
-_is_builtin_encoding = builtin_encoding
 
 
 def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
