@@ -64,7 +64,8 @@ DEFAULT_FILE_MEMORY = 2 * 1024**3
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 # what the fork server imports for its workers (none of them starts a thread); pandas
 # because pyarrow.array() imports it, when it is installed, on its first call
-_PRELOAD = ("pyarrow", "pyarrow.parquet", "pyarrow.compute", "pandas", "ragchunk.io.arrow")
+_PRELOAD: tuple[str, ...] = ("pyarrow", "pyarrow.parquet", "pyarrow.compute", "pandas")
+_PRELOAD += ("ragchunk.io.arrow",)
 _PRELOAD += ("ragchunk.documents",)
 # how often the parent samples the busy workers' resident sizes
 _WATCH_SECONDS = 0.05
