@@ -348,8 +348,6 @@ def builtin_encoding(enc: Any) -> str | None:
     return spec.name if same else None
 
 
-
-
 def resolve_tokenizer(tokenizer: object) -> ResolvedTokenizer:
     """Validate ``tokenizer`` and decide how it will be counted.
 
