@@ -136,6 +136,23 @@ def test_store_urls(home: Path) -> None:
     store.close()
 
 
+def test_ingest_manifest(home: Path) -> None:
+    pytest.importorskip("pyarrow")
+    from ragchunk.ingest import ingest
+
+    (home / "a.md").write_text("# A\n\ntext", encoding="utf-8")
+    for spec in _both("manifest.sqlite"):
+        report = ingest(
+            [str(home / "a.md")],
+            "parquet:~/store",
+            TokenWindowSplitter(16),
+            manifest=spec,
+            workers=1,
+        )
+        assert report.ok and report.added == 1, report.summary()
+        assert _made(home, spec).is_file()
+
+
 def test_ingest_sources(home: Path) -> None:
     from ragchunk.ingest.sources import iter_inputs
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.checks import check_path
 from ._faults import Points
 from .manifest import Manifest, StoreLock
 from .progress import IngestProgress
@@ -427,7 +428,7 @@ def _session(
     check_workers(workers)
     st = open_store(store)
     try:
-        path = os.fspath(manifest) if manifest is not None else st.default_manifest()
+        path = check_path(manifest, "manifest") if manifest is not None else st.default_manifest()
         if path is None:
             raise ValueError(f"manifest: {st.url} keeps no manifest of its own; pass manifest=PATH")
         lock = StoreLock(path + ".lock")
