@@ -13,13 +13,17 @@ Traceback (most recent call last):
 ...
 ValueError: module: math is not an optional dependency of ragchunk (DEPENDENCIES lists them)
 >>> import sys
+>>> saved = sys.modules.get("pyarrow")  # put back as it was, so its submodules stay bound
 >>> sys.modules["pyarrow"] = None  # as if it were not installed
 >>> try:
 ...     load("pyarrow", "ragchunk.io.arrow")
 ... except ImportError as exc:
 ...     print(exc)
 ragchunk.io.arrow needs pyarrow: pip install 'ragchunk[arrow]'
->>> del sys.modules["pyarrow"]
+>>> if saved is None:
+...     del sys.modules["pyarrow"]
+... else:
+...     sys.modules["pyarrow"] = saved
 """
 
 from __future__ import annotations
