@@ -25,12 +25,13 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..chunkers import CHUNKERS, build_chunker, parse_options
+from ..chunkers import build_chunker, parse_options
 from ..core.dispatch import holds_gil
 from ..core.optional import load
 from ..core.progress import Progress
-from ..io.files import DEFAULT_INCLUDE, Source, iter_sources
-from ._common import add_inputs, display_name, read
+from ..documents import Document
+from ..io.files import DEFAULT_INCLUDE, InputFile, iter_sources
+from ._common import add_chunker, add_inputs, display_name, read, read_document
 
 __all__ = ["add_arguments", "holds_gil", "run"]
 
@@ -42,18 +43,7 @@ _BATCH_DOCS = 256
 def add_arguments(chunk: argparse.ArgumentParser) -> None:
     """The command's arguments."""
     add_inputs(chunk)
-    chunk.add_argument(
-        "--chunker", default="recursive", help=f"one of {', '.join(CHUNKERS)} (recursive)"
-    )
-    chunk.add_argument("--chunk-size", type=int, default=512, help="chunk size (512)")
-    chunk.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="another argument of the chunker, e.g. -o chunk_overlap=64 -o length=chars",
-    )
+    add_chunker(chunk, example="-o chunk_overlap=64 -o length=chars")
     chunk.add_argument("--format", choices=["jsonl", "parquet", "text"], default="jsonl")
     chunk.add_argument("--out", help="output file (default: standard output)")
     chunk.add_argument(
@@ -238,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     writer = _Writer(args.format, out, args.out)
 
-    sources: list[Source] = []
+    sources: list[InputFile] = []
     failures = 0
 
     def fail(message: str) -> None:
@@ -258,11 +248,12 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr, sum(s.size for s in sources), len(sources), enabled=not args.quiet
         )
 
-        def flush(batch: list[tuple[Source, Any]]) -> None:
+        def flush(batch: list[tuple[InputFile, Any]]) -> None:
             if not batch:
                 return
             names = [display_name(s.path) for s, _ in batch]
-            texts = [t for _, t in batch]
+            # a text file's one section is its text: the batch splits the texts themselves
+            texts = [t.text if isinstance(t, Document) else t for _, t in batch]
             try:
                 if processes is not None or part is not None:
                     parquet = args.format == "parquet"
@@ -297,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
                     for one in batch:
                         flush([one])
 
-        batch: list[tuple[Source, Any]] = []
+        batch: list[tuple[InputFile, Any]] = []
         batch_bytes = 0
         for source in sources:
             if part is None and os.path.splitext(source.path)[1].lower() in _BINARY_DOCUMENTS:
@@ -305,16 +296,20 @@ def run(args: argparse.Namespace) -> int:
                 fail(f"{source.path}: a binary document; pass --documents to parse it")
                 continue
             try:
-                text = read(source, sys.stdin, binary=part is not None)
+                data: bytes | Document = (
+                    read(source, sys.stdin, binary=True)
+                    if part is not None
+                    else read_document(source, sys.stdin)
+                )
             except (OSError, UnicodeDecodeError) as exc:
                 progress.update(source.size, 1, errors=1)
                 fail(f"{source.path}: {exc}")
                 continue
             if source.path == "-":
                 source.size = len(
-                    text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+                    data if isinstance(data, bytes) else data.text.encode("utf-8", "surrogatepass")
                 )
-            batch.append((source, text))
+            batch.append((source, data))
             batch_bytes += source.size
             if len(batch) >= _BATCH_DOCS or batch_bytes >= _BATCH_BYTES:
                 flush(batch)

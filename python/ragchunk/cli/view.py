@@ -160,27 +160,34 @@ def _questions(args: argparse.Namespace, text: str) -> Any:
 TEXT_FORMATS = frozenset(("text", "markdown", "code", "json", "jsonl", "html", "csv"))
 
 
-def _source(path: str) -> tuple[str, Any]:
-    """The file's text, and the parsed document when it is not a text format (PDF, DOCX,
-    XLSX...), else None."""
-    from ..documents import detect_format, parse
+def _source(path: str) -> Any:
+    """The file as a document: a text format as its text (a
+    :func:`~ragchunk.documents.text_document`), any other (PDF, DOCX, XLSX...) parsed."""
+    from ..documents import detect_format, parse, text_document
 
     with open(path, "rb") as fh:
         data = fh.read()
     if detect_format(data, path) in TEXT_FORMATS:
         try:
-            return data.decode("utf-8"), None
+            return text_document(data.decode("utf-8"), filename=path)
         except UnicodeDecodeError as exc:
             raise ValueError(
                 f"{path}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); "
                 "convert it to UTF-8 first"
             ) from None
-    doc = parse(data, filename=path)
-    return doc.text, doc
+    return parse(data, filename=path)
 
 
-def _hits(args: argparse.Namespace) -> tuple[str, Any, list[Any], str]:
-    """``--query``: the best hit's document (text, parsed document) and that document's hits
+def _shown(doc: Any) -> Any:
+    """What the page shows: a text document's text (it has no pages or boxes to draw), a
+    parsed document itself."""
+    from ..documents import is_text_document
+
+    return doc.text if is_text_document(doc) else doc
+
+
+def _hits(args: argparse.Namespace) -> tuple[Any, list[Any], str]:
+    """``--query``: the best hit's document and that document's hits
     among the ``--k`` best, as chunks, and the column's name."""
     from ..core.chunk import Chunk
     from ..ingest import search
@@ -192,13 +199,13 @@ def _hits(args: argparse.Namespace) -> tuple[str, Any, list[Any], str]:
     path = os.path.join(args.base, source)
     if not os.path.isfile(path):
         raise ValueError(f"--base: the hit's source {source!r} is not a file under {args.base!r}")
-    text, doc = _source(path)
+    doc = _source(path)
     chunks = [
         Chunk(h.text, h.start, h.end, h.token_count, {"score": h.score, "rank": rank})
         for rank, h in enumerate(hits, 1)
         if h.source_id == source and h.start is not None and h.end is not None
     ]
-    return text, doc, chunks, f"hits for {args.query!r} in {source}"
+    return doc, chunks, f"hits for {args.query!r} in {source}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -219,11 +226,11 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     """The subcommand's work (:func:`run` turns a bad input into one line)."""
     if args.query:
-        text, doc, hits, name = _hits(args)
+        doc, hits, name = _hits(args)
         from ..viz import View
 
         view = View(
-            text if doc is None else doc,
+            _shown(doc),
             {name: hits},
             title=args.title or name,
             max_pages=args.max_pages,
@@ -233,20 +240,20 @@ def _run(args: argparse.Namespace) -> int:
         if args.open:
             webbrowser.open(Path(os.path.abspath(args.out)).as_uri())
         return 0
-    text, doc = _source(args.file)
+    doc = _source(args.file)
     chunkers = _chunkers(args)
     if args.terminal:
         from ..viz import print_chunks
 
-        print_chunks(text, chunkers)
+        print_chunks(doc.text, chunkers)
         return 0
     from ..viz import View
 
     view = View(
-        text if doc is None else doc,
+        _shown(doc),
         chunkers,
         title=args.title,
-        questions=_questions(args, text),
+        questions=_questions(args, doc.text),
         k=args.k,
         max_pages=args.max_pages,
     )

@@ -6,8 +6,9 @@ source code, JSON and JSON Lines, and PDF (PDFium's text layer through pypdfium2
 layout pass: see ``ragchunk.documents._pdf``) into a :class:`Document`: :class:`Section`
 objects in reading order, each with a kind (title, text, list, table, code, figure, caption,
 header, footer), a heading level, and, for paged formats, its page and boxes.
-:func:`chunk_document` runs any chunker over it and gives chunks that carry their pages,
-boxes and heading path;
+:func:`text_document` holds a text file read as it is (one section, for the chunkers that
+read its structure themselves). :func:`chunk_document` runs any chunker over a document and
+gives chunks that carry their pages, boxes and heading path;
 :meth:`Document.ragflow_sections` and :meth:`Document.pipeline_upstream` feed RAGFlow's merge
 and pipeline components. Install the parsers with ``pip install 'ragchunk[documents]'``.
 
@@ -29,6 +30,7 @@ from ._model import KINDS, Box, Document, Location, Page, Section, Span
 from ._parse import FORMATS, detect_format, parse
 from ._safety import LIMITS, DocumentError
 from ._sheets import row_sentences
+from ._text import is_text_document, text_document
 
 __all__ = [
     "DOCUMENT_INCLUDE",
@@ -47,7 +49,9 @@ __all__ = [
     "chunk_files",
     "detect_format",
     "heading_paths",
+    "is_text_document",
     "parse",
     "parsers_available",
     "row_sentences",
+    "text_document",
 ]

@@ -1,7 +1,8 @@
 """A source's store rows: chunk ids, the configuration hash, and the rows of
 :func:`~ragchunk.ingest.stores.row_schema` built once from the chunker's output.
 
-Plain texts go through :func:`ragchunk.chunk_table` and stay Arrow arrays; a parsed
+Texts (a text file is a :func:`ragchunk.documents.text_document`, a source made in memory
+its ``str``) go through :func:`ragchunk.chunk_table` and stay Arrow arrays; a parsed
 :class:`ragchunk.documents.Document` is chunked by :func:`ragchunk.documents.chunk_document`
 and its rows are built straight from the :class:`~ragchunk.Chunk` fields: the heading path,
 the pages and the boxes, ``(x0, top, x1, bottom)`` as the documents give them.
@@ -91,7 +92,7 @@ def chunk_id(
 class _Item:
     source_id: str
     content_hash: str
-    text: Any  # a str, or a parsed ragchunk.documents.Document
+    text: Any  # a str, or a ragchunk.documents.Document (parsed, or a text_document)
     metadata: dict[str, Any]
     size: int
     new: bool
@@ -234,7 +235,7 @@ def _text_table(chunker: Any, items: list[_Item], workers: int | None) -> Any:
     docs = pa.Table.from_arrays(
         [
             pa.array(list(range(len(items))), type=pa.int64()),
-            pa.array([it.text for it in items], type=pa.large_string()),
+            pa.array([_text_of(it) for it in items], type=pa.large_string()),
         ],
         names=["row", "text"],
     )
@@ -321,15 +322,25 @@ def _chunk_rows(chunker: Any, items: list[_Item], config: str, workers: int | No
     :func:`_document_rows`."""
     from ..core.optional import pyarrow as _pyarrow
 
-    texts = [it for it in items if isinstance(it.text, str)]
+    texts = [it for it in items if _text_of(it) is not None]
     if len(texts) == len(items):
         return _text_rows(chunker, items, config, workers)
     done = iter(_per_source(_text_rows(chunker, texts, config, workers), texts) if texts else [])
     parts = [
-        next(done) if isinstance(it.text, str) else _document_rows(chunker, it, config)
+        next(done) if _text_of(it) is not None else _document_rows(chunker, it, config)
         for it in items
     ]
     return _pyarrow().concat_tables(parts)
+
+
+def _text_of(item: _Item) -> str | None:
+    """The text of an item that is a text (a ``str`` or a text document), else None: its
+    chunks cite nothing, so it is chunked in the batch as the text it is."""
+    if isinstance(item.text, str):
+        return item.text
+    from ..documents import is_text_document
+
+    return str(item.text.text) if is_text_document(item.text) else None
 
 
 def _items_rows(chunker: Any, items: list[_Item], config: str, workers: int | None) -> Any:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -214,29 +213,28 @@ def _file(found: Any) -> SourceFile:
 def parse_file(
     path: str, data: bytes, readers: Mapping[str, Reader] | None
 ) -> tuple[Any, dict[str, Any]] | str:
-    """``(text, metadata)`` of a file's bytes by its reader, or the error message (a ``str``)
-    when the reader fails; ``text`` is a :class:`ragchunk.documents.Document` when the
-    reader parsed one (it is chunked with :func:`ragchunk.documents.chunk_document`).
+    """``(document, metadata)`` of a file's bytes by its reader, or the error message (a
+    ``str``) when the reader fails. Every file becomes a :class:`ragchunk.documents.Document`:
+    a parsed one as its reader gave it (chunked with
+    :func:`ragchunk.documents.chunk_document`), a text as
+    :func:`ragchunk.documents.text_document` (its one section chunked as the text it is).
 
-    >>> parse_file("a.md", b"Hi", None)
+    >>> doc, meta = parse_file("a.md", b"Hi", None)
+    >>> doc.text, meta
     ('Hi', {})
     >>> parse_file("a.md", b"\\xff", None)[:30]
     "a.md: UnicodeDecodeError: 'utf"
     """
+    from ..documents import Document, text_document
+
     try:
         parsed = reader_for(path, readers)(path, data)
     except Exception as exc:  # any reader's error: the file is reported, not written
         return f"{path}: {type(exc).__name__}: {exc}"
     if isinstance(parsed, Source):
-        return parsed.text, dict(parsed.metadata)
+        return text_document(parsed.text, filename=path), dict(parsed.metadata)
     if isinstance(parsed, str):
-        return parsed, {}
-    if _is_parsed_document(parsed):
+        return text_document(parsed, filename=path), {}
+    if isinstance(parsed, Document):
         return parsed, {}
     return f"{path}: the reader returned {type(parsed).__name__}"
-
-
-def _is_parsed_document(obj: object) -> bool:
-    # without importing ragchunk.documents for plain text files
-    documents = sys.modules.get("ragchunk.documents")
-    return documents is not None and isinstance(obj, documents.Document)
