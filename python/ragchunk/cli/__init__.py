@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from ..chunkers import CHUNKERS, build_chunker, parse_options
 from ..core.dispatch import holds_gil
 from ..core.progress import Progress
-from ..io.files import DEFAULT_INCLUDE, Source, iter_sources
+from ..io.files import DEFAULT_INCLUDE, iter_sources
 
 __all__ = [
     "CHUNKERS",
@@ -41,7 +41,6 @@ __all__ = [
     "DEFAULT_INCLUDE",
     "PLUGINS",
     "Progress",
-    "Source",
     "build_chunker",
     "holds_gil",
     "iter_sources",

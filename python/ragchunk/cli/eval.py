@@ -18,6 +18,8 @@ import os
 import sys
 from typing import Any
 
+from ._common import add_chunker, add_embedder
+
 __all__ = ["ALIASES", "add_arguments", "run", "run_generate"]
 
 #: Aliases of this command only: ``token`` is the token-window splitter here (the cleaning
@@ -88,11 +90,7 @@ def _add_generate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--per-corpus", type=int, default=5, help="proposals per document (5)")
     parser.add_argument("--seed", type=int, default=0, help="the windows' random seed (0)")
     parser.add_argument("--window", type=int, default=4000, help="characters shown per call")
-    parser.add_argument(
-        "--filter-embedder",
-        help="enables Chroma's filters: 'wordllama[:DIM]' or an OpenAI-compatible base URL "
-        "(with --embed-model)",
-    )
+    add_embedder(parser, "--filter-embedder", "enables Chroma's filters")
     parser.add_argument("--embed-model", help="the model name at an OpenAI-compatible embedder")
     _add_model(parser)
 
@@ -106,18 +104,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset",
         help="a Chroma-layout directory (questions.csv, corpora/) or a .jsonl file (required)",
     )
-    parser.add_argument(
-        "--chunker",
-        default="recursive",
-        help="any chunker `ragchunk chunk` takes, by alias or class name (default: recursive)",
-    )
-    parser.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="another argument of the chunker, e.g. -o length=chars",
+    add_chunker(
+        parser,
+        chunker_help="any chunker `ragchunk chunk` takes, by alias or class name (default: "
+        "recursive)",
+        sized=False,
+        example="-o length=chars",
     )
     parser.add_argument(
         "--chunk-size",
@@ -137,12 +129,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=RETRIEVERS,
         help="bm25, dense (embeddings) or hybrid (both, fused by rank) (default: bm25)",
     )
-    parser.add_argument(
-        "--embedder",
-        default="wordllama",
-        help="for dense and hybrid: 'wordllama' or 'wordllama:DIM' (the model shipped in the "
-        "wordllama wheel), or an OpenAI-compatible base URL (with --embed-model)",
-    )
+    add_embedder(parser, "--embedder", "for dense and hybrid", default="wordllama")
     parser.add_argument("--embed-model", help="the model name at an OpenAI-compatible --embedder")
     parser.add_argument(
         "--tokenizer",
@@ -167,11 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="faithfulness,answer_relevance,context_precision,context_recall",
         help="comma-separated judged metrics ('' for none)",
     )
-    parser.add_argument(
-        "--judge-embedder",
-        help="the embedder of answer relevance ('wordllama[:DIM]' or a base URL with "
-        "--embed-model); without it answer relevance is skipped",
-    )
+    add_embedder(parser, "--judge-embedder", "the embedder of answer relevance (without it, none)")
     _add_model(parser)
 
 

@@ -22,9 +22,10 @@ import os
 import sys
 from typing import Any
 
-from ..chunkers import CHUNKERS, build_chunker, parse_options
+from ..chunkers import build_chunker, parse_options
 from ..ingest.workers import DEFAULT_FILE_MEMORY, DEFAULT_FILE_TIMEOUT, check_limits, parse_memory
 from ..io.files import DEFAULT_INCLUDE
+from ._common import add_chunker
 
 __all__ = ["add_arguments", "load_embedder", "run"]
 
@@ -76,18 +77,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="STORE",
         help="lancedb:DIR, parquet:DIR, chroma:DIR or chroma+http://HOST:PORT",
     )
-    p.add_argument(
-        "--chunker", default="recursive", help=f"one of {', '.join(CHUNKERS)} (recursive)"
-    )
-    p.add_argument("--chunk-size", type=int, default=512, help="chunk size (512)")
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="another argument of the chunker, e.g. -o chunk_overlap=64",
-    )
+    add_chunker(p)
     p.add_argument(
         "--embed", metavar="EMBEDDER", help="wordllama[:DIM], openai:MODEL@URL or MODULE:NAME"
     )

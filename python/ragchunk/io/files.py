@@ -24,7 +24,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["DEFAULT_INCLUDE", "Source", "iter_sources", "split_patterns"]
+__all__ = ["DEFAULT_INCLUDE", "InputFile", "iter_sources", "split_patterns"]
 
 #: The file patterns read from folders unless ``--include`` (``include=``) says otherwise:
 #: the text formats every chunker reads.
@@ -32,8 +32,13 @@ DEFAULT_INCLUDE = "*.md,*.markdown,*.txt,*.rst,*.html,*.htm,*.json"
 
 
 @dataclass
-class Source:
-    """One document to chunk: a path, or ``-`` for standard input, and its size in bytes."""
+class InputFile:
+    """One file the walk found: its path (``-`` for standard input) and its size in bytes.
+    (Not :class:`ragchunk.ingest.Source`, a text given to ``ingest`` in memory.)
+
+    >>> InputFile("docs/a.md", 12)
+    InputFile(path='docs/a.md', size=12)
+    """
 
     path: str
     size: int
@@ -52,18 +57,18 @@ def _is_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
-def _source(path: str) -> Source | str:
+def _source(path: str) -> InputFile | str:
     """The file at ``path``, or why it cannot be read (a broken symbolic link, a file gone
     since the folder was listed): reported and skipped, the walk goes on."""
     try:
-        return Source(path, os.path.getsize(path))
+        return InputFile(path, os.path.getsize(path))
     except OSError as exc:
         if os.path.islink(path) and not os.path.exists(path):
             return f"{path}: broken symbolic link (to {os.readlink(path)!r}); skipped"
         return f"{path}: {exc.strerror or exc}; skipped"
 
 
-def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
+def iter_sources(paths: Sequence[str], include: str) -> Iterator[InputFile | str]:
     """Every document of ``paths`` in order (directories walked in sorted order, globs
     expanded); a path that matches nothing, or a file that cannot be read (a broken
     symbolic link), is yielded as its error message.
@@ -79,7 +84,7 @@ def iter_sources(paths: Sequence[str], include: str) -> Iterator[Source | str]:
     patterns = split_patterns(include)
     for path in paths:
         if path == "-":
-            yield Source("-", 0)
+            yield InputFile("-", 0)
         elif os.path.isdir(path):
             for root, dirs, files in os.walk(path):
                 dirs.sort()
