@@ -262,7 +262,7 @@ def check_document(data: bytes) -> None:
     fmt = DOCUMENT_FORMATS[data[0] % len(DOCUMENT_FORMATS)] if data else "text"
     name = f"fuzzed.{fmt}"
     try:
-        doc = parse(data[1:], format=fmt, filename=name)
+        doc = parse(data[1:], format=fmt, filename=name, ocr=False)
     except DocumentError as exc:
         assert str(exc).startswith(name), f"the error does not name the file: {exc}"
         return
@@ -279,7 +279,7 @@ def check_document(data: bytes) -> None:
             pass
         else:
             try:
-                again = parse(data[1:], format=fmt, filename=name)
+                again = parse(data[1:], format=fmt, filename=name, ocr=False)
             finally:
                 dispatch.set_backend(before)
             assert [s.to_dict() for s in again.sections] == [s.to_dict() for s in doc.sections], (

@@ -111,7 +111,8 @@ def test_page_image(doc: Document) -> None:
 
 
 def test_a_page_without_text_needs_ocr() -> None:
-    doc = parse(simple_pdf([[("F1", 10, 72, 72, "Only page one has text.")], []]))
+    with pytest.warns(UserWarning, match=r"without a text layer \(2\)"):
+        doc = parse(simple_pdf([[("F1", 10, 72, 72, "Only page one has text.")], []]))
     assert [p.needs_ocr for p in doc.pages] == [False, True]
     assert doc.metadata["needs_ocr"] == [2]
 

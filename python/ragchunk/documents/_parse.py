@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import warnings
 import zipfile
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -166,7 +167,7 @@ def parse(
     pages: Sequence[int] | None = None,
     password: str | None = None,
     rows_as_sentences: bool = False,
-    ocr: Callable[[Any, Page], Any] | None = None,
+    ocr: Callable[[Any, Page], Any] | bool | None = None,
 ) -> Document:
     """Parse a file into a :class:`~ragchunk.documents.Document`.
 
@@ -187,7 +188,10 @@ def parse(
             :class:`~ragchunk.documents.Page`; it returns the page's text (a ``str``, one
             text section) or a list of ``(text, (x0, top, x1, bottom))`` lines with boxes in
             PDF points (one text section each, in the order given). Sections made from it
-            carry ``metadata["ocr"] = True``. No OCR model ships with ragchunk.
+            carry ``metadata["ocr"] = True``. No OCR model ships with ragchunk. Without
+            a callable (``None``), pages without a text layer are listed in
+            ``Document.metadata["needs_ocr"]`` and ``parse`` warns (a ``UserWarning``
+            naming the file and the pages); ``ocr=False`` lists them without the warning.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
@@ -207,8 +211,8 @@ def parse(
         raise TypeError(f"filename must be a str or None, got {type(filename).__name__}")
     if password is not None and not isinstance(password, str):
         raise TypeError(f"password must be a str or None, got {type(password).__name__}")
-    if ocr is not None and not callable(ocr):
-        raise TypeError(f"ocr must be a callable or None, got {type(ocr).__name__}")
+    if ocr is True or (ocr is not None and ocr is not False and not callable(ocr)):
+        raise TypeError(f"ocr must be a callable, False or None, got {ocr!r:.40}")
     if not isinstance(rows_as_sentences, bool):
         raise TypeError(f"rows_as_sentences must be a bool, got {type(rows_as_sentences).__name__}")
     data, name = _read(source, filename)
@@ -230,9 +234,22 @@ def parse(
     if fmt == "pdf":
         from ._pdf import parse_pdf
 
-        return parse_pdf(data, name, page_list, password, ocr)
+        doc = parse_pdf(data, name, page_list, password, ocr if callable(ocr) else None)
+        if ocr is None and doc.metadata["needs_ocr"]:
+            _warn_needs_ocr(name, doc.metadata["needs_ocr"])
+        return doc
     sections, meta = _run(fmt, data, name, rows_as_sentences)
     return Document(sections, metadata=meta, format=fmt, filename=name)
+
+
+def _warn_needs_ocr(name: str | None, pages: list[int]) -> None:
+    shown = ", ".join(map(str, pages[:10])) + (", ..." if len(pages) > 10 else "")
+    warnings.warn(
+        f"{name or 'the document'}: {len(pages)} page(s) without a text layer ({shown}) "
+        "were not read: pass ocr=callable to read scans, or ocr=False to silence this",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def _check_pages(pages: object) -> list[int] | None:
