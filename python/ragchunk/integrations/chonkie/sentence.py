@@ -23,7 +23,7 @@ __all__ = ["SentenceChunker", "split_patterns"]
 
 
 def split_patterns(delim: object) -> list[str] | None:
-    """The patterns Chonkie's ``split_text_by_delimiters`` cuts at for ``delim``: each
+    r"""The patterns Chonkie's ``split_text_by_delimiters`` cuts at for ``delim``: each
     delimiter when one is longer than a character or not ASCII, else each character of them
     all; None for what ragchunk does not split (not strings, an empty pattern among longer
     ones): Chonkie's code runs.
@@ -73,9 +73,7 @@ class SentenceChunker(chonkie.SentenceChunker):
                 lambda core: core.chonkie_sentence_chunks(
                     text, *split, size, float(overlap), least, name
                 ),
-                lambda: pure.sentence_chunks(
-                    text, split, size, overlap, least, _count(name)
-                ),
+                lambda: pure.sentence_chunks(text, split, size, overlap, least, _count(name)),
             )
         except UnicodeEncodeError:  # lone surrogates: Chonkie's code raises its error
             return None
