@@ -87,6 +87,18 @@ def token_pair(tokenizer: str, size: int, overlap: int) -> tuple[Any, Any]:
     )
 
 
+def sentence_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
+    import chonkie
+    import tiktoken
+    from ragchunk.integrations.chonkie import SentenceChunker
+
+    tok: Any = tokenizer if tokenizer == "character" else tiktoken.get_encoding(tokenizer)
+    return (
+        chonkie.SentenceChunker(tokenizer=tok, **kwargs),
+        SentenceChunker(tokenizer=tok, **kwargs),
+    )
+
+
 #: (case, build(docs) -> (original, drop-in), method timed)
 CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
     (
@@ -107,6 +119,17 @@ CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
     (
         "Chonkie TokenChunker, o200k_base, 512/64",
         lambda d: token_pair("o200k_base", 512, 64),
+        "chunk",
+    ),
+    ("Chonkie SentenceChunker, character, 2048/0", lambda d: sentence_pair("character"), "chunk"),
+    (
+        "Chonkie SentenceChunker, character, 512/64",
+        lambda d: sentence_pair("character", chunk_size=512, chunk_overlap=64),
+        "chunk",
+    ),
+    (
+        "Chonkie SentenceChunker, cl100k_base, 512/0",
+        lambda d: sentence_pair("cl100k_base", chunk_size=512),
         "chunk",
     ),
     ("LangChain SemanticChunker, percentile (precomputed vectors)", semantic_pair, "split_text"),

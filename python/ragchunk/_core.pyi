@@ -20,6 +20,8 @@ __all__ = [
     "_panic_for_tests",
     "bm25_tokenize",
     "bound_depth",
+    "chonkie_sentence_chunks",
+    "chonkie_token_windows",
     "count_batch",
     "count_or_zero",
     "count_ordinary",
@@ -152,6 +154,24 @@ def token_edges(text: str, encoding_name: str) -> list[int]:
 
 def lc_token_windows(text: str, encoding_name: str, tokens_per_chunk: int, step: int) -> list[str]:
     """LangChain's ``TokenTextSplitter`` chunks: token windows decoded as tiktoken does."""
+
+# The Chonkie drop-ins.
+def chonkie_token_windows(
+    text: str, encoding_name: str, size: int, step: int
+) -> tuple[list[int], list[int], list[int]]:
+    """Chonkie's token windows: code-point starts, ends and token counts."""
+
+def chonkie_sentence_chunks(
+    text: str,
+    patterns: list[str],
+    include_next: bool,
+    min_bytes: int,
+    chunk_size: int,
+    chunk_overlap: float,
+    min_sentences: int,
+    encoding_name: str | None = None,
+) -> tuple[list[int], list[int], list[int]]:
+    """Chonkie's ``SentenceChunker`` chunks: code-point starts, ends and token counts."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

@@ -25,6 +25,7 @@
 //!   and figures in reading order (the layout run with the GIL released).
 
 mod arrow;
+mod chonkie;
 mod chunker;
 mod classic;
 #[cfg(feature = "code")]
@@ -64,6 +65,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(counters::hf_register, m)?)?;
     m.add_function(wrap_pyfunction!(counters::token_edges, m)?)?;
     m.add_function(wrap_pyfunction!(lc_tokens::lc_token_windows, m)?)?;
+    // The Chonkie drop-ins.
+    m.add_function(wrap_pyfunction!(chonkie::chonkie_token_windows, m)?)?;
+    m.add_function(wrap_pyfunction!(chonkie::chonkie_sentence_chunks, m)?)?;
 
     m.add_function(wrap_pyfunction!(ragflow::naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::naive_merge_batch, m)?)?;

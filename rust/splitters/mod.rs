@@ -15,6 +15,7 @@
 //! lines, sentences, whitespace, then characters.
 
 pub mod character;
+pub mod chonkie;
 #[cfg(feature = "code")]
 pub mod code;
 pub mod html;

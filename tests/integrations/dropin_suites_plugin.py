@@ -14,22 +14,22 @@ test built or called (by pytest test id), the shape ``langchain_suite.by_class``
 
 from __future__ import annotations
 
-import functools
 import importlib
-import json
 import os
-import sys
 import warnings
-from typing import Any
 
 import pytest
+from dropin_recording import Recorder
 
 SUITE = os.environ.get("RAGCHUNK_DROPIN_SUITE", "")
 #: suite -> (drop-in module, {class name: modules holding it under that name})
 SWAPS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
     "chonkie": (
         "ragchunk.integrations.chonkie",
-        {"TokenChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.token")},
+        {
+            "TokenChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.token"),
+            "SentenceChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.sentence"),
+        },
     ),
     "langchain-experimental": (
         "ragchunk.integrations.langchain_semantic",
@@ -43,10 +43,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     _dropins = importlib.import_module(SWAPS[SUITE][0])
 
-USED: dict[str, set[str]] = {}
-_CURRENT: list[str] = []
+RECORDER = Recorder()
+_NAMES = SWAPS[SUITE][1]
 
-for _name, _modules in SWAPS[SUITE][1].items():
+for _name, _modules in _NAMES.items():
     _cls = getattr(_dropins, _name)
     for _module_name in _modules:
         with warnings.catch_warnings():
@@ -56,46 +56,17 @@ for _name, _modules in SWAPS[SUITE][1].items():
         from chonkie.pipeline import ComponentRegistry
 
         ComponentRegistry.get_component(_name).component_class = _cls
+RECORDER.wrap_all(
+    [getattr(_dropins, n) for n in _NAMES],
+    ("__init__", "chunk", "chunk_batch", "split_text", "create_documents"),
+)
 
-    def _recording(cls: type, method: str) -> None:
-        original = getattr(cls, method)
-
-        # functools.wraps keeps the signature visible: Chonkie's pipeline reads it.
-        @functools.wraps(original)
-        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            if _CURRENT:
-                USED.setdefault(_CURRENT[-1], set()).add(cls.__name__)
-            return original(self, *args, **kwargs)
-
-        setattr(cls, method, wrapper)
-
-    for _method in ("__init__", "chunk", "chunk_batch", "split_text", "create_documents"):
-        if _method in vars(_cls) or _method == "__init__":
-            _recording(_cls, _method)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    _CURRENT.append(item.nodeid)
-    try:
-        return (yield)
-    finally:
-        _CURRENT.pop()
+pytest_runtest_protocol = RECORDER.pytest_runtest_protocol
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"{SUITE}: {', '.join(SWAPS[SUITE][1])} -> {SWAPS[SUITE][0]}"
+    return f"{SUITE}: {', '.join(_NAMES)} -> {SWAPS[SUITE][0]}"
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    path = os.environ.get("RAGCHUNK_DROPIN_STATS")
-    if not path:
-        return
-    seen = {
-        name: [n for n in SWAPS[SUITE][1] if getattr(module, n, None) is getattr(_dropins, n)]
-        for name, module in list(sys.modules.items())
-        if name.rsplit(".", 1)[-1].startswith("test_")
-    }
-    with open(path, "w", encoding="utf-8") as out:
-        used = {test: sorted(names) for test, names in USED.items()}
-        json.dump({"modules": {k: v for k, v in seen.items() if v}, "used": used}, out)
+    RECORDER.write("RAGCHUNK_DROPIN_STATS", _NAMES, _dropins)

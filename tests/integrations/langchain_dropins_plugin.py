@@ -15,13 +15,11 @@ LangChain's code (``langchain``).
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from typing import Any
 
 import langchain_text_splitters as lts
 import pytest
+from dropin_recording import Recorder
 from langchain_text_splitters import base, character, html, markdown, python
 from langchain_text_splitters import json as lc_json
 from ragchunk.integrations import langchain as dropins
@@ -42,29 +40,13 @@ for _name, _modules in NAMES.items():
         setattr(_module, _name, getattr(dropins, _name))
 
 CALLS = {"core": 0, "langchain": 0}
-#: The drop-in classes each test used (made one, or called one's splitting), by test id.
-USED: dict[str, set[str]] = {}
-_CURRENT: list[str] = []
-
-
-def _recording(cls: type, method: str) -> None:
-    original = getattr(cls, method)
-
-    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if _CURRENT:
-            USED.setdefault(_CURRENT[-1], set()).add(cls.__name__)
-        return original(self, *args, **kwargs)
-
-    wrapper.__name__ = wrapper.__qualname__ = method
-    wrapper.__doc__ = original.__doc__
-    setattr(cls, method, wrapper)
-
-
+RECORDER = Recorder()
+# Not _merge_splits: a drop-in whose LangChain hooks are overridden runs LangChain's code.
+_METHODS = ("__init__", "split_text", "split_json", "create_documents", "split_documents")
 for _name in NAMES:
-    # Not _merge_splits: a drop-in whose LangChain hooks are overridden runs LangChain's code.
-    for _method in ("__init__", "split_text", "split_json", "create_documents", "split_documents"):
+    for _method in _METHODS:
         if hasattr(getattr(dropins, _name), _method):
-            _recording(getattr(dropins, _name), _method)
+            RECORDER.wrap(getattr(dropins, _name), _method)
 
 
 def _counted(function: Any) -> Any:
@@ -81,13 +63,7 @@ dropins._core_splitter = _counted(dropins._core_splitter)  # type: ignore[attr-d
 dropins._token_windows = _counted(dropins._token_windows)  # type: ignore[attr-defined]
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    _CURRENT.append(item.nodeid)
-    try:
-        return (yield)
-    finally:
-        _CURRENT.pop()
+pytest_runtest_protocol = RECORDER.pytest_runtest_protocol
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -95,17 +71,4 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    path = os.environ.get("RAGCHUNK_LC_SUITE_STATS")
-    if not path:
-        return
-    seen: dict[str, dict[str, bool]] = {}
-    for mod_name, module in list(sys.modules.items()):
-        if mod_name.rsplit(".", 1)[-1].startswith("test_"):
-            names = {
-                n: getattr(module, n) is getattr(dropins, n) for n in NAMES if hasattr(module, n)
-            }
-            if names:
-                seen[mod_name] = names
-    with open(path, "w", encoding="utf-8") as out:
-        used = {test: sorted(names) for test, names in USED.items()}
-        json.dump({"calls": CALLS, "modules": seen, "used": used}, out)
+    RECORDER.write("RAGCHUNK_LC_SUITE_STATS", NAMES, dropins, calls=CALLS)

@@ -5,42 +5,17 @@ tests pass with them swapped in (``dropin_suites.py``)."""
 from __future__ import annotations
 
 import multiprocessing
-import os
 import pickle
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
-from testdata import CORPUS
+from chonkie_cases import corpus, fields, tokenizer
 
 chonkie = pytest.importorskip("chonkie")
 tiktoken = pytest.importorskip("tiktoken")
 
 from chonkie.types import Chunk  # noqa: E402
 from ragchunk.integrations import chonkie as rc  # noqa: E402
-
-
-@cache
-def corpus() -> tuple[tuple[str, str], ...]:
-    root = CORPUS
-    if not root.is_dir() and os.environ.get("RAGCHUNK_SHARED"):
-        root = Path(os.environ["RAGCHUNK_SHARED"]) / "corpus"
-    if not root.is_dir():
-        return ()
-    return tuple(
-        (str(p.relative_to(root)), p.read_text(encoding="utf-8"))
-        for p in sorted(root.rglob("*.md"))
-    )
-
-
-def fields(chunks: list[Any]) -> list[tuple[str, int, int, int]]:
-    return [(c.text, c.start_index, c.end_index, c.token_count) for c in chunks]
-
-
-def tokenizer(name: str) -> Any:
-    return name if name == "character" else tiktoken.get_encoding(name)
-
 
 #: The configurations docs/integrations.md lists: (tokenizer, chunk_size, chunk_overlap).
 CONFIGS = [
@@ -219,5 +194,7 @@ def test_chonkies_own_tests_pass_on_the_dropins() -> None:
     ours = dropin_suites.run("chonkie", root, patched=True)
     assert theirs.count("passed") >= 150, theirs.output[-3000:]
     assert dropin_suites.langchain_suite.differences(theirs, ours) == {}, ours.output[-3000:]
-    passed, total = dropin_suites.langchain_suite.by_class(theirs, ours)["TokenChunker"]
-    assert total >= 10 and passed == total
+    used = dropin_suites.langchain_suite.by_class(theirs, ours)
+    for name, least in (("TokenChunker", 10), ("SentenceChunker", 3)):
+        passed, total = used[name]
+        assert total >= least and passed == total, name

@@ -1,0 +1,117 @@
+"""Chonkie's ``SentenceChunker`` packing (twin of ``rust/splitters/chonkie.rs``): the pieces
+Chonkie's delimiter split makes (byte ranges), each counted, packed greedily into chunks of
+at most ``chunk_size`` tokens with Chonkie's minimum-sentences rule and its sentence overlap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+__all__ = ["delimiter_pieces", "pack_sentences", "sentence_chunks"]
+
+
+def pack_sentences(
+    counts: Sequence[int], chunk_size: int, overlap: float, min_pieces: int
+) -> list[tuple[int, int]]:
+    """``[first, last)`` piece ranges: each run the longest from its first piece whose tokens
+    stay within ``chunk_size`` (at least one piece, at least ``min_pieces`` where that many
+    remain); the next run starts back over the last pieces that fit in ``overlap`` tokens,
+    each counted one more (Chonkie's allowance for a space).
+
+    >>> pack_sentences([3, 3, 3, 3], 6, 0, 1)
+    [(0, 2), (2, 4)]
+    >>> pack_sentences([2, 2, 2, 2], 6, 3, 1)
+    [(0, 3), (2, 4)]
+    """
+    n = len(counts)
+    out = []
+    pos = 0
+    while pos < n:
+        total, end = 0, pos
+        while end < n and total + counts[end] <= chunk_size:
+            total += counts[end]
+            end += 1
+        end = max(end, pos + 1)
+        if end - pos < min_pieces:
+            end = pos + min_pieces if pos + min_pieces <= n else n
+        out.append((pos, end))
+        if overlap > 0 and end < n:
+            tokens, back = 0, end - 1
+            while back > pos and tokens < overlap:
+                step = tokens + counts[back] + 1
+                if step > overlap:
+                    break
+                tokens, back = step, back - 1
+            pos = back + 1
+        else:
+            pos = end
+    return out
+
+
+def delimiter_pieces(
+    data: bytes, patterns: Sequence[str], include_next: bool, min_bytes: int
+) -> list[tuple[int, int]]:
+    """The pieces of Chonkie's delimiter split of the UTF-8 ``data`` (byte ranges, tiling
+    it): cut after (or, with ``include_next``, before) every leftmost-first match of
+    ``patterns``, then runs of pieces merged while the run so far or the next piece is
+    shorter than ``min_bytes``.
+
+    >>> delimiter_pieces(b"Hi. Hello there. Bye", [". "], False, 5)
+    [(0, 20)]
+    """
+    cuts = []
+    if patterns:
+        matcher = re.compile(b"|".join(re.escape(p.encode("utf-8")) for p in patterns))
+        cuts = [m.start() if include_next else m.end() for m in matcher.finditer(data)]
+    cuts.append(len(data))
+    pieces: list[tuple[int, int]] = []
+    start = 0
+    run: tuple[int, int] | None = None
+    for cut in cuts:
+        if cut <= start:
+            continue
+        piece, start = (start, cut), cut
+        if min_bytes == 0:
+            pieces.append(piece)
+        elif run is None:
+            run = piece
+        elif run[1] - run[0] < min_bytes or piece[1] - piece[0] < min_bytes:
+            run = (run[0], piece[1])
+        else:
+            pieces.append(run)
+            run = piece
+    if run is not None:
+        pieces.append(run)
+    return pieces
+
+
+def sentence_chunks(
+    text: str,
+    split: tuple[Sequence[str], bool, int],
+    chunk_size: int,
+    overlap: float,
+    min_pieces: int,
+    count: Callable[[str], int] | None,
+) -> tuple[list[int], list[int], list[int]]:
+    """Chonkie's sentence chunks of ``text``: its delimiter split (``split`` is
+    :func:`delimiter_pieces`' ``patterns, include_next, min_bytes``), each piece counted by
+    ``count`` (code points when None), packed by :func:`pack_sentences`; the chunks'
+    code-point starts, ends and token counts.
+
+    >>> sentence_chunks("Hé. Bé. Cé.", ([". "], False, 1), 8, 0, 1, None)
+    ([0, 8], [8, 11], [8, 3])
+    """
+    data = text.encode("utf-8")
+    strings = [data[s:e].decode("utf-8") for s, e in delimiter_pieces(data, *split)]
+    edges = [0]
+    for piece in strings:
+        edges.append(edges[-1] + len(piece))
+    counts = [len(p) for p in strings] if count is None else [count(p) for p in strings]
+    starts, ends, sizes = [], [], []
+    for a, b in pack_sentences(counts, chunk_size, overlap, min_pieces):
+        s, e = edges[a], edges[b]
+        starts.append(s)
+        ends.append(e)
+        sizes.append(e - s if count is None else count(text[s:e]))
+    return starts, ends, sizes

@@ -1,0 +1,92 @@
+//! The Chonkie drop-ins' bindings: token windows and sentence chunks returned as code-point
+//! spans and counts (one Python int per chunk boundary, none per token or sentence).
+
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+
+use crate::splitters::chonkie::sentence_chunks;
+use crate::text::offsets::CharOffsets;
+
+use super::counters::encoding;
+use super::guard::{contain, detached};
+
+/// Spans and counts: `([start, ...], [end, ...], [tokens, ...])`.
+type Chunks = (Vec<usize>, Vec<usize>, Vec<usize>);
+
+/// Chonkie's token windows of `text` in `encoding_name` (`encode_ordinary`'s tokens), `size`
+/// tokens every `step`, the last ending at the last token: each window's code-point start and
+/// end (a byte offset inside a character rounded up to the next character: the character
+/// belongs to the window holding its first byte) and its token count.
+#[pyfunction]
+pub(super) fn chonkie_token_windows(
+    py: Python<'_>,
+    text: PyBackedStr,
+    encoding_name: &str,
+    size: usize,
+    step: usize,
+) -> PyResult<Chunks> {
+    contain(py, || {
+        let tok = encoding(encoding_name)?;
+        if size == 0 || step == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "size and step must be positive",
+            ));
+        }
+        let text: &str = &text;
+        detached(py, || {
+            let edges = tok.token_edges(text);
+            let n = edges.len() - 1;
+            let (mut starts, mut ends) = (CharOffsets::new(text), CharOffsets::new(text));
+            let mut out: Chunks = (Vec::new(), Vec::new(), Vec::new());
+            let mut start = 0;
+            while start < n {
+                let end = (start + size).min(n);
+                out.0.push(starts.char_offset(edges[start]));
+                out.1.push(ends.char_offset(edges[end]));
+                out.2.push(end - start);
+                if end == n {
+                    break;
+                }
+                start += step;
+            }
+            out
+        })
+    })
+}
+
+/// Chonkie's `SentenceChunker` chunks of `text`: its delimiter split on `patterns` (the
+/// delimiter after each piece, or before it with `include_next`; pieces under `min_bytes`
+/// merged), each piece and chunk counted in `encoding_name`'s ordinary tokens, or in code
+/// points when `None`, and Chonkie's packing.
+#[pyfunction]
+#[pyo3(signature = (
+    text, patterns, include_next, min_bytes, chunk_size, chunk_overlap, min_sentences,
+    encoding_name=None
+))]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn chonkie_sentence_chunks(
+    py: Python<'_>,
+    text: PyBackedStr,
+    patterns: Vec<String>,
+    include_next: bool,
+    min_bytes: usize,
+    chunk_size: usize,
+    chunk_overlap: f64,
+    min_sentences: usize,
+    encoding_name: Option<&str>,
+) -> PyResult<Chunks> {
+    contain(py, || {
+        let tok = encoding_name.map(encoding).transpose()?;
+        let text: &str = &text;
+        detached(py, || {
+            let counter = tok.map(|t| move |s: &str| t.count_ordinary(s));
+            let count = counter.as_ref().map(|f| f as &dyn Fn(&str) -> usize);
+            let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+            let split = (patterns.as_slice(), include_next, min_bytes);
+            let (spans, sizes) =
+                sentence_chunks(text, split, chunk_size, chunk_overlap, min_sentences, count);
+            let (starts, ends) = spans.into_iter().unzip();
+            (starts, ends, sizes)
+        })
+    })
+}
