@@ -665,9 +665,9 @@ def late_pairs(docs: list[str], skipped: list[str]) -> list[Pair]:
     for d in docs:
         ids = ENC.encode_ordinary(d)
         ends = np.cumsum([len(ENC.decode_single_token_bytes(i)) for i in ids]).tolist()
+        # the documented path: char_offsets gives the int64 (n, 2) array late_chunk takes
         spans = char_offsets(d, list(zip([0, *ends[:-1]], ends, strict=True)))
-        # an int64 (n, 2) array, as a fast tokenizer's offset mapping comes
-        store[d] = (vocab[ids], np.asarray(spans, dtype=np.int64).reshape(-1, 2))
+        store[d] = (vocab[ids], spans)
 
     class Precomputed(SentenceTransformerEmbeddings):
         """Token vectors looked up, not computed (no sentence-transformers model)."""

@@ -400,8 +400,8 @@ def late_pool(
 ) -> None:
     """Mean-pool token vectors per chunk span into ``out`` (numpy arrays, in place)."""
 
-def late_char_offsets(text: str, offsets: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """UTF-8 byte offsets of ``text`` as code-point offsets."""
+def late_char_offsets(text: str, offsets: Any, out: Any) -> None:
+    """UTF-8 byte offsets of ``text`` (``(n, 2)`` int64) as code-point offsets into ``out``."""
 
 def semantic_rows_f32(value: object, rows: int) -> tuple[bytearray, int] | None:
     """A list of ``rows`` equal-length lists of finite floats as float32 bytes and ``dim``."""

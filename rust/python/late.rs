@@ -173,16 +173,48 @@ pub(super) fn late_pool(
     })
 }
 
-/// UTF-8 byte offsets of `text` as code-point offsets (see `ragchunk.late.char_offsets`).
+/// UTF-8 byte offsets of `text` (an `(n, 2)` int64 array) as code-point offsets, written
+/// into `out` (an `(n, 2)` int64 array, writable, not sharing memory with `offsets`); see
+/// `ragchunk.late.char_offsets`. No Python object per token.
 #[pyfunction]
 pub(super) fn late_char_offsets(
     py: Python<'_>,
     text: &str,
-    offsets: Vec<(i64, i64)>,
-) -> PyResult<Vec<(i64, i64)>> {
+    offsets: &Bound<'_, PyAny>,
+    out: &Bound<'_, PyAny>,
+) -> PyResult<()> {
     contain(py, || {
-        let pairs: Vec<[i64; 2]> = offsets.iter().map(|&(s, e)| [s, e]).collect();
-        let out = detached(py, || late::char_offsets(text, &pairs))?;
-        Ok(out.into_iter().map(|[s, e]| (s, e)).collect())
+        let offs = view(offsets, "offsets", "i8", 2, std::mem::align_of::<i64>())?;
+        let dest = view(out, "out", "i8", 2, std::mem::align_of::<i64>())?;
+        if offs.shape[1] != 2 {
+            return Err(PyValueError::new_err("offsets must have shape (n, 2)"));
+        }
+        if dest.readonly || dest.shape != offs.shape {
+            return Err(PyValueError::new_err(format!(
+                "out must be a writable ({}, 2) array",
+                offs.shape[0]
+            )));
+        }
+        let ((s0, s1), (d0, d1)) = (offs.span(8), dest.span(8));
+        if d0 < s1 && s0 < d1 {
+            return Err(PyValueError::new_err(
+                "out must not share memory with offsets",
+            ));
+        }
+        let n = rows_of(&offs);
+        detached(py, move || {
+            if n == 0 {
+                return;
+            }
+            // SAFETY: both views were checked by `view` (int64, C-contiguous, aligned, shape
+            // (n, 2)); the arrays are kept alive by the caller's references; `out` is
+            // writable and does not overlap `offsets` (checked above). `[i64; 2]` has the
+            // layout and alignment of two consecutive `i64`s.
+            let pairs: &[[i64; 2]] =
+                unsafe { std::slice::from_raw_parts(offs.address as *const [i64; 2], n) };
+            let dst: &mut [[i64; 2]] =
+                unsafe { std::slice::from_raw_parts_mut(dest.address as *mut [i64; 2], n) };
+            dst.copy_from_slice(&late::char_offsets(text, pairs));
+        })
     })
 }

@@ -65,10 +65,22 @@ def test_cjk_and_emoji_offsets() -> None:
     # byte offsets as some tokenizers report them: 你 好 🦀 世界 ok
     byte_offs = [(0, 3), (3, 6), (6, 10), (10, 16), (17, 19)]
     offs = char_offsets(text, byte_offs)
-    assert offs == [(0, 1), (1, 2), (2, 3), (3, 5), (6, 8)]
+    assert offs.dtype == np.int64 and offs.shape == (5, 2)
+    assert offs.tolist() == [[0, 1], [1, 2], [2, 3], [3, 5], [6, 8]]
+    # an int64 array in gives the same; the result goes to the pooling as it is
+    assert char_offsets(text, np.array(byte_offs)).tolist() == offs.tolist()
     vecs = np.arange(10, dtype=np.float32).reshape(5, 2)
     out = late_chunk(text, [(0, 3), (3, 8)], TokenEmbeddings(vecs, offs, text))
     assert out.tolist() == [[2.0, 3.0], [7.0, 8.0]]
+
+
+def test_char_offsets_bad_input() -> None:
+    with pytest.raises(TypeError, match="byte_offsets"):
+        char_offsets("ab", [(0.5, 1)])
+    with pytest.raises(ValueError, match="byte_offsets"):
+        char_offsets("ab", [(0, 1, 2)])
+    with pytest.raises(TypeError, match="text"):
+        char_offsets(b"ab", [(0, 1)])  # type: ignore[arg-type]
 
 
 def test_macro_windows_rule() -> None:

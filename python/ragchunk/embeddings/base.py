@@ -253,9 +253,7 @@ class ManagedEmbedder:
         if isinstance(texts, str) or not isinstance(texts, Sequence):
             raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
         texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+        _check_strs(texts)  # one C-level pass: this call's fixed cost counts on short texts
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         self.check_window(texts)
@@ -263,7 +261,7 @@ class ManagedEmbedder:
         self.stats.unique += len(texts)
         out = self._call(texts)
         self.stats.embedded += len(texts)
-        return np.ascontiguousarray(out, dtype=np.float32)
+        return out  # check_embeddings made it C-contiguous float32
 
     def embed(self, texts: list[str]) -> Any:
         """``(len(texts), dim)`` float32 vectors, row ``i`` for ``texts[i]``."""

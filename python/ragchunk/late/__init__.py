@@ -52,18 +52,46 @@ class TokenEmbeddings:
         return self.vectors, self.offsets
 
 
-def char_offsets(text: str, byte_offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+def char_offsets(text: str, byte_offsets: Any) -> Any:
     """UTF-8 byte offsets of ``text`` as code-point offsets (for tokenizers that report
     bytes); a byte offset inside a character maps to that character's start (its end to
     the end of the character).
 
-    >>> char_offsets("é🦀x", [(0, 2), (2, 6), (6, 7)])
-    [(0, 1), (1, 2), (2, 3)]
+    ``byte_offsets`` are ``(start, end)`` pairs: a sequence of pairs or an ``(n, 2)``
+    integer array. The result is an ``(n, 2)`` int64 numpy array, the form
+    :func:`late_chunk` and :class:`TokenEmbeddings` take without converting anything
+    (``.tolist()`` gives lists of pairs).
+
+    >>> char_offsets("é🦀x", [(0, 2), (2, 6), (6, 7)]).tolist()
+    [[0, 1], [1, 2], [2, 3]]
+    >>> char_offsets("ab", []).shape
+    (0, 2)
     """
-    pairs = [(int(s), int(e)) for s, e in byte_offsets]
-    return dispatch.run(
-        lambda core: core.late_char_offsets(text, pairs), lambda: _pure.char_offsets(text, pairs)
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    pairs = _offset_array(byte_offsets)
+    out = np.empty_like(pairs)
+    dispatch.run(
+        lambda core: core.late_char_offsets(text, pairs, out),
+        lambda: _pure.char_offsets(text, pairs, out),
     )
+    return out
+
+
+def _offset_array(byte_offsets: Any) -> Any:
+    """``byte_offsets`` as a C-contiguous int64 ``(n, 2)`` array (not copied when it is one)."""
+    try:
+        arr = np.asarray(byte_offsets)
+        if arr.dtype == object or not (arr.size == 0 or np.issubdtype(arr.dtype, np.integer)):
+            raise TypeError(f"dtype {arr.dtype}")
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"byte_offsets must be (start, end) pairs of ints: {exc}") from None
+    if arr.size == 0:
+        arr = arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"byte_offsets must have shape (n, 2), got {arr.shape}")
+    return arr
 
 
 def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, int, int, int]]:

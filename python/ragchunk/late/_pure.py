@@ -4,7 +4,6 @@ ordered by start with ties in input order)."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,16 +53,13 @@ def late_pool(
         out[k] = (acc * scale).astype(np.float32)
 
 
-def char_offsets(text: str, byte_offsets: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """UTF-8 byte offsets as code-point offsets (see :func:`ragchunk.late.char_offsets`)."""
-    starts = [0]
-    for ch in text:
-        starts.append(starts[-1] + len(ch.encode("utf-8", "surrogatepass")))
-
-    def to_char(b: int, end: bool) -> int:
-        i = bisect.bisect_left(starts, b)
-        if i < len(starts) and starts[i] == b:
-            return i
-        return i if end else i - 1
-
-    return [(to_char(s, False), to_char(e, True)) for s, e in byte_offsets]
+def char_offsets(text: str, byte_offsets: Any, out: Any) -> None:
+    """UTF-8 byte offsets (an ``(n, 2)`` int64 array) as code-point offsets, written into
+    ``out`` (see :func:`ragchunk.late.char_offsets`)."""
+    starts = np.zeros(len(text) + 1, dtype=np.int64)
+    starts[1:] = np.cumsum([len(ch.encode("utf-8", "surrogatepass")) for ch in text])
+    # a start inside a character maps to that character, an end inside one to its end
+    lo = np.searchsorted(starts, byte_offsets[:, 0], side="left")
+    inside = (lo >= len(starts)) | (starts[np.minimum(lo, len(starts) - 1)] != byte_offsets[:, 0])
+    out[:, 0] = lo - inside
+    out[:, 1] = np.searchsorted(starts, byte_offsets[:, 1], side="left")
