@@ -42,6 +42,7 @@ __all__ = [
     "late_char_offsets",
     "late_pool",
     "lc_token_windows",
+    "li_markdown_sections",
     "li_punkt_sentences",
     "markdown_blocks",
     "naive_merge",
@@ -484,6 +485,11 @@ def pdf_layout_items(
 ) -> list[_PdfItem]:
     """``ragchunk._pure.documents.layout.page_items(chars, graphics, width)`` in Rust, from the
     lists ``pdfium.page_content`` gives."""
+
+def li_markdown_sections(
+    texts: list[str], separator: str, workers: int | None = None
+) -> list[list[tuple[str, str]]]:
+    """LlamaIndex's ``MarkdownNodeParser`` sections of each text: ``(text, header path)``."""
 
 def li_punkt_sentences(text: str, classify: Callable[[str], int]) -> list[str]:
     """LlamaIndex's default sentence split (untrained NLTK Punkt) of ``text``."""

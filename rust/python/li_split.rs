@@ -17,6 +17,7 @@ use pyo3::pybacked::PyBackedStr;
 use crate::splitters::llama_index::counting::{
     sentence_outcome, token_outcome, Counting, Mode, Outcome,
 };
+use crate::splitters::llama_index::markdown::{markdown_sections, Section};
 use crate::splitters::llama_index::{punkt_sentences, CharInfo, SentenceConfig, TokenConfig};
 
 use super::counters::encoding;
@@ -253,10 +254,28 @@ pub(super) fn li_punkt_sentences(
     })
 }
 
+/// `MarkdownNodeParser`'s sections of each text ([`markdown_sections`]): per text, a list of
+/// `(section text, header path)`, the texts split in parallel with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (texts, separator, workers=None))]
+pub(super) fn li_markdown_sections(
+    py: Python<'_>,
+    texts: Vec<PyBackedStr>,
+    separator: PyBackedStr,
+    workers: Option<usize>,
+) -> PyResult<Vec<Vec<Section>>> {
+    contain(py, || {
+        map_docs(py, &texts, workers, |text| {
+            markdown_sections(text, &separator)
+        })
+    })
+}
+
 /// Registers this file's classes and functions (the one line `mod.rs` has for it).
 pub(super) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LlamaIndexSentence>()?;
     m.add_class::<LlamaIndexToken>()?;
     m.add_function(wrap_pyfunction!(li_punkt_sentences, m)?)?;
+    m.add_function(wrap_pyfunction!(li_markdown_sections, m)?)?;
     Ok(())
 }

@@ -11,9 +11,11 @@
 //!   no trained parameters);
 //! * [`counting`]: how a built-in encoding counts in LlamaIndex's tokenizer conventions, and
 //!   a document's outcome under them (the entry points the bindings call);
+//! * [`markdown`]: `MarkdownNodeParser`'s sections and header paths;
 //! * here: the two splitters' splits and merges.
 
 pub mod counting;
+pub mod markdown;
 pub mod punkt;
 
 use punkt::is_py_space;

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 __all__ = [
     "SINGLE_TOKEN",
     "Piece",
+    "markdown_sections",
     "sentence_merge",
     "sentence_pieces",
     "sentence_split",
@@ -225,3 +226,56 @@ def token_merge(
         cur_len += n
     finish()
     return chunks, oversized
+
+
+# MarkdownNodeParser (rust/splitters/llama_index/markdown.rs): LlamaIndex's quirks are listed
+# there; this twin follows the same steps.
+
+
+def _markdown_header(line: str) -> tuple[int, str] | None:
+    r"""``re.match(r"^(#+)\s(.*)", line)`` as (level, title)."""
+    level = len(line) - len(line.lstrip("#"))
+    if level == 0 or level == len(line) or not line[level].isspace():
+        return None
+    return level, line[level + 1 :]
+
+
+def markdown_sections(texts: list[str], separator: str) -> list[list[tuple[str, str]]]:
+    r"""LlamaIndex's ``MarkdownNodeParser`` sections of each text: ``(section text, header
+    path)``, the path being the titles above the section's own header joined by
+    ``separator``.
+
+    >>> markdown_sections(["# A\nx\n## B\ny"], "/")
+    [[('# A\nx', ''), ('## B\ny', 'A')]]
+    >>> markdown_sections(["# A\n## B\n### C\nz"], "/")[0][-1]
+    ('### C\nz', 'A/B')
+    """
+    return [_markdown_text(text, separator) for text in texts]
+
+
+def _markdown_text(text: str, separator: str) -> list[tuple[str, str]]:
+    """The sections of one text (:func:`markdown_sections`)."""
+    sections: list[tuple[str, str]] = []
+    stack: list[tuple[int, str]] = []
+    current: list[str] = []
+    code_block = False
+
+    def flush() -> None:
+        section = "".join(current).strip()
+        if section:
+            sections.append((section, separator.join(t for _, t in stack[:-1])))
+
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            code_block = not code_block
+        elif not code_block and (found := _markdown_header(line)) is not None:
+            flush()
+            level, title = found
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            current = ["#" * level, " ", title, "\n"]
+            continue
+        current += [line, "\n"]
+    flush()
+    return sections

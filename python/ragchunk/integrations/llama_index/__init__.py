@@ -13,6 +13,10 @@ ragchunk chunker.
       # from llama_index.core.node_parser import SentenceSplitter
       from ragchunk.integrations.llama_index import SentenceSplitter
 
+* :class:`MarkdownNodeParser` takes the arguments of LlamaIndex's ``MarkdownNodeParser`` and
+  returns the same nodes (text, ``header_path``, offsets, relationships, ids), its sections
+  found in Rust.
+
 * :class:`RagchunkNodeParser` turns any ragchunk chunker into a ``NodeParser`` whose nodes
   carry the chunk's exact offsets (LlamaIndex's own parsers search for each node's text in
   the document).
@@ -42,8 +46,9 @@ from ._counting import _classify as _classify
 from ._counting import _default_punkt_in_use as _default_punkt_in_use
 from ._counting import _punkt_mirrored as _punkt_mirrored
 from ._dropins import SentenceSplitter, TokenTextSplitter
+from ._file_parsers import MarkdownNodeParser
 from ._node_parser import RagchunkNodeParser
 
-__all__ = ["RagchunkNodeParser", "SentenceSplitter", "TokenTextSplitter"]
+__all__ = ["MarkdownNodeParser", "RagchunkNodeParser", "SentenceSplitter", "TokenTextSplitter"]
 
 _ = ragchunk  # the doctests name ragchunk's chunkers
