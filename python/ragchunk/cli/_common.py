@@ -75,15 +75,16 @@ def add_embedder(
 
 
 def read(source: InputFile, stdin: IO[str], binary: bool = False) -> Any:
-    """The text of ``source`` (UTF-8), or its bytes for ``ragchunk.documents.parse``."""
+    """The text of ``source`` (UTF-8, a leading byte-order mark dropped, as ingest's reader and
+    ``ragchunk.documents.parse`` drop it), or its bytes for ``ragchunk.documents.parse``."""
     if binary:
         if source.path == "-":
             return stdin.buffer.read()  # type: ignore[attr-defined]
         with open(source.path, "rb") as fh:
             return fh.read()
     if source.path == "-":
-        return stdin.read()
-    with open(source.path, encoding="utf-8") as fh:
+        return stdin.read().removeprefix("\ufeff")
+    with open(source.path, encoding="utf-8-sig") as fh:
         return fh.read()
 
 

@@ -98,8 +98,8 @@ def build_chunker(args: argparse.Namespace) -> Any:
 
 def _read(path: str) -> str:
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as fh:
+        return sys.stdin.read().removeprefix("\ufeff")
+    with open(path, encoding="utf-8-sig") as fh:  # a byte-order mark is not text
         return fh.read()
 
 

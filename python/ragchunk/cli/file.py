@@ -59,9 +59,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sample:
         text, name = _read_sample(), "bundled sample (ragchunk/data/sample.md)"
     elif args.file == "-":
-        text, name = sys.stdin.read(), "<stdin>"
+        text, name = sys.stdin.read().removeprefix("\ufeff"), "<stdin>"
     else:
-        with open(args.file, encoding="utf-8") as fh:
+        with open(args.file, encoding="utf-8-sig") as fh:  # a byte-order mark is not text
             text, name = fh.read(), args.file
 
     try:

@@ -169,7 +169,7 @@ def _source(path: str) -> Any:
         data = fh.read()
     if detect_format(data, path) in TEXT_FORMATS:
         try:
-            return text_document(data.decode("utf-8"), filename=path)
+            return text_document(data.decode("utf-8-sig"), filename=path)
         except UnicodeDecodeError as exc:
             raise ValueError(
                 f"{path}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); "
