@@ -1,0 +1,198 @@
+"""OCR of pages without a text layer: the default engine, and OCR lines as layout input.
+
+The default engine is RapidOCR (``rapidocr-onnxruntime``, the ``ocr`` extra): PP-OCR's
+detection and recognition models in ONNX form, shipped inside its wheel and run by ONNX
+Runtime on the CPU; nothing is downloaded. :func:`default_ocr` gives it as an ``ocr``
+callable (``ocr(image, page) -> [(text, (x0, top, x1, bottom)), ...]``, boxes in the page's
+points) when it is installed, else ``None``.
+
+PP-OCR's recognizer often drops the spaces between Latin words ("Youcan useany"). Its
+character positions (the recognizer's output columns) are kept: where the step from one
+character's centre to the next is well past the line's usual step, a space is put back
+(:func:`restore_spaces`).
+
+:func:`layout_chars` turns OCR lines into the characters the layout analysis reads (the
+characters of a line spread over its box, each line ended by a break), so a scan is laid
+out as a text layer is: lines, columns, reading order, titles by line height.
+:func:`run_ocr` calls an engine on one page and turns a failure or a time-out into a
+reason instead of an exception.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import statistics
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._pure.documents.pdfium import BREAK, GENERATED, Char
+from ..core.optional import available, load
+
+__all__ = ["OcrLine", "default_ocr", "layout_chars", "restore_spaces", "run_ocr"]
+
+#: One OCR line: its text and box ``(x0, top, x1, bottom)`` in the page's points.
+OcrLine = tuple[str, tuple[float, float, float, float]]
+
+_ENGINE = "rapidocr_onnxruntime"
+# A step between character centres this many times the line's median step is a space.
+_SPACE_STEP = 1.55
+# PP-OCR's detection boxes are grown around the ink (its "unclip" ratio): the glyphs' band,
+# about the font size, is this share of the box's height, around its middle.
+_BAND = 0.62
+# A page whose grey levels all lie within this range is blank.
+_BLANK = 24
+
+
+def restore_spaces(text: str, centres: Sequence[float]) -> str:
+    """``text`` with a space put back wherever the step between two characters' centres
+    (``centres``: one x per character of ``text`` that is not a space) is more than 1.55
+    times the median step of the line; spaces already there are kept.
+
+    >>> restore_spaces("Youcanuse", [0, 10, 20, 38, 48, 58, 76, 86, 96])
+    'You can use'
+    >>> restore_spaces("a b", [0.0, 30.0])
+    'a b'
+    """
+    chars = [c for c in text if c != " "]
+    if len(centres) != len(chars) or len(chars) < 3:
+        return text
+    steps = []
+    spaced = set()
+    k = 0
+    for i, ch in enumerate(text):
+        if ch == " ":
+            spaced.add(k)
+            continue
+        if i + 1 < len(text) and text[i + 1] != " " and k + 1 < len(chars):
+            steps.append(centres[k + 1] - centres[k])
+        k += 1
+    if not steps:
+        return text
+    usual = statistics.median(steps)
+    if usual <= 0:
+        return text
+    out = []
+    for k, ch in enumerate(chars):
+        if k and (k in spaced or centres[k] - centres[k - 1] > _SPACE_STEP * usual):
+            out.append(" ")
+        out.append(ch)
+    return "".join(out)
+
+
+class _RapidOcr:
+    """The RapidOCR engine as an ``ocr(image, page)`` callable (loaded once, on first use)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._engine: Any = None
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._engine is None:
+                module = load(_ENGINE, "OCR of scanned pages and images")
+                # Scans are upright (a /Rotate is applied when the page is rendered): the
+                # 180-degree classifier is not run.
+                self._engine = module.RapidOCR(params={"Global.use_cls": False})
+            return self._engine
+
+    def __call__(self, image: Any, page: Any) -> list[OcrLine]:
+        np = load("numpy", "OCR of scanned pages and images")
+        low, high = image.convert("L").getextrema()
+        if high - low < _BLANK:
+            return []  # a blank page: nothing to read
+        engine = self._load()
+        result, _ = engine(np.asarray(image.convert("RGB")), return_word_box=True)
+        sx = page.width / image.size[0]
+        sy = page.height / image.size[1]
+        out: list[OcrLine] = []
+        for item in result or ():
+            quad, text = item[0], str(item[1])
+            xs = [float(p[0]) for p in quad]
+            ys = [float(p[1]) for p in quad]
+            x0, x1 = min(xs) * sx, max(xs) * sx
+            top, bottom = min(ys) * sy, max(ys) * sy
+            middle, half = (top + bottom) / 2, (bottom - top) * _BAND / 2
+            boxes = item[3] if len(item) > 3 else None
+            if boxes and len(boxes) == len(text):
+                # One box per character, spaces included (the recognizer's own spaces).
+                centres = [
+                    sum(float(p[0]) for p in b) / len(b)
+                    for ch, b in zip(text, boxes, strict=True)
+                    if ch != " "
+                ]
+                text = restore_spaces(text, centres)
+            out.append((text, (x0, middle - half, x1, middle + half)))
+        return out
+
+
+@functools.cache
+def _rapid() -> _RapidOcr:
+    return _RapidOcr()
+
+
+def default_ocr() -> Callable[[Any, Any], list[OcrLine]] | None:
+    """The default ``ocr`` callable: RapidOCR when the ``ocr`` extra is installed, else
+    ``None``.
+
+    >>> engine = default_ocr()
+    >>> engine is None or callable(engine)
+    True
+    """
+    if not (available(_ENGINE) and available("numpy")):
+        return None
+    return _rapid()
+
+
+def layout_chars(lines: Sequence[OcrLine]) -> list[Char]:
+    """OCR lines as the characters the layout analysis reads: each line's characters (spaces
+    aside) spread evenly over its box (size: the box's height, to half a point), a space as
+    a generated character between them, a break after each line. Lines are given left edge
+    first, so two lines side by side (two columns) never run into one.
+
+    >>> [c[:2] for c in layout_chars([("a b", (0.0, 0.0, 30.0, 10.0))])][:3]
+    [('a', 0.0), (' ', 0.0), ('b', 15.0)]
+    """
+    out: list[Char] = []
+    for text, (x0, top, x1, bottom) in sorted(lines, key=lambda ln: (ln[1][0], ln[1][1])):
+        width = (x1 - x0) / max(1, sum(not ch.isspace() for ch in text))
+        size = round((bottom - top) * 2) / 2
+        i = 0
+        for ch in text:
+            if ch.isspace():
+                out.append((" ", 0.0, 0.0, 0.0, 0.0, 0.0, GENERATED))
+            else:
+                out.append((ch, x0 + i * width, top, x0 + (i + 1) * width, bottom, size, 0))
+                i += 1
+        out.append(("\n", 0.0, 0.0, 0.0, 0.0, 0.0, BREAK))
+    return out
+
+
+def run_ocr(
+    ocr: Callable[[Any, Any], Any], image: Any, page: Any, timeout: float | None
+) -> tuple[Any, str | None]:
+    """``ocr(image, page)``, or ``(None, reason)`` when it raises or runs past ``timeout``
+    seconds (``None``: no limit). A timed-out call is left to finish in its thread.
+
+    >>> run_ocr(lambda image, page: "text", None, None, 1.0)
+    ('text', None)
+    >>> run_ocr(lambda image, page: 1 / 0, None, None, None)
+    (None, 'ZeroDivisionError: division by zero')
+    """
+    if timeout is None:
+        try:
+            return ocr(image, page), None
+        except Exception as exc:  # the engine's own failure on this page
+            return None, f"{type(exc).__name__}: {exc}"
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ragchunk-ocr")
+    try:
+        future = pool.submit(ocr, image, page)
+        try:
+            return future.result(timeout=timeout), None
+        except concurrent.futures.TimeoutError:
+            return None, f"OCR took longer than {timeout:g} s"
+        except Exception as exc:  # the engine's own failure on this page
+            return None, f"{type(exc).__name__}: {exc}"
+    finally:
+        pool.shutdown(wait=False)
