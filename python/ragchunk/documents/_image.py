@@ -89,10 +89,12 @@ def _frame(im: Any, filename: str | None, number: int) -> Any:
 def _dpi(im: Any) -> tuple[float, float]:
     dpi = im.info.get("dpi") or (72.0, 72.0)
     try:
-        x, y = float(dpi[0]), float(dpi[1])
+        # PNG stores pixels per metre: 144 dpi comes back as 143.9935.
+        x, y = round(float(dpi[0]), 1), round(float(dpi[1]), 1)
     except (TypeError, ValueError, IndexError):
         return 72.0, 72.0
-    return (x if 1.0 <= x <= 100_000 else 72.0), (y if 1.0 <= y <= 100_000 else 72.0)
+    # A resolution under 10 dpi is a placeholder (TIFF writers put 1), not a real one.
+    return (x if 10.0 <= x <= 100_000 else 72.0), (y if 10.0 <= y <= 100_000 else 72.0)
 
 
 def parse_image(
