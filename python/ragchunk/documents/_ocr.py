@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import itertools
+import math
 import statistics
 import threading
 from collections.abc import Callable, Sequence
@@ -39,6 +41,8 @@ _ENGINE = "rapidocr_onnxruntime"
 # A step between character centres (over their widths) this many times the line's median
 # is a space.
 _SPACE_STEP = 1.55
+# A gap between character centres this many times the median step cuts a line in two.
+_CUT = 4.5
 _NARROW = frozenset("il.,:;'|!ftjrI()[]")
 # PP-OCR's detection boxes are grown around the ink (its "unclip" ratio): the glyphs' band,
 # about the font size, is this share of the box's height, around its middle.
@@ -122,23 +126,58 @@ class _RapidOcr:
         sy = page.height / image.size[1]
         out: list[OcrLine] = []
         for item in result or ():
-            quad, text = item[0], str(item[1])
-            xs = [float(p[0]) for p in quad]
-            ys = [float(p[1]) for p in quad]
-            x0, x1 = min(xs) * sx, max(xs) * sx
-            top, bottom = min(ys) * sy, max(ys) * sy
-            middle, half = (top + bottom) / 2, (bottom - top) * _BAND / 2
-            boxes = item[3] if len(item) > 3 else None
-            if boxes and len(boxes) == len(text):
-                # One box per character, spaces included (the recognizer's own spaces).
-                centres = [
-                    sum(float(p[0]) for p in b) / len(b)
-                    for ch, b in zip(text, boxes, strict=True)
-                    if ch != " "
-                ]
-                text = restore_spaces(text, centres)
-            out.append((text, (x0, middle - half, x1, middle + half)))
+            out.extend(_lines_of(item, sx, sy))
         return out
+
+
+def _lines_of(item: Any, sx: float, sy: float) -> list[OcrLine]:
+    """One RapidOCR result (its box's four corners, text, score, a box per character) as
+    lines in points: spaces put back, and cut in two where the characters leave a gap of
+    several spaces (a detection box that runs across a column gutter or table cells)."""
+    quad, text = [(float(p[0]), float(p[1])) for p in item[0]], str(item[1])
+    xs = [p[0] for p in quad]
+    # The height across the box, not of its bounding box: a long line of a skewed scan
+    # is no taller than a short one.
+    height = (math.dist(quad[0], quad[3]) + math.dist(quad[1], quad[2])) / 2
+    middle = sum(p[1] for p in quad) / 4 * sy
+    half = height * sy * _BAND / 2
+    top, bottom = middle - half, middle + half
+    boxes = item[3] if len(item) > 3 else None
+    if not boxes or len(boxes) != len(text):
+        return [(text, (min(xs) * sx, top, max(xs) * sx, bottom))]
+    # One box per character, spaces included (the recognizer's own spaces).
+    pairs = [(ch, sum(float(p[0]) for p in b) / len(b)) for ch, b in zip(text, boxes, strict=True)]
+    cuts = _cuts([c for _, c in pairs], text)
+    out: list[OcrLine] = []
+    start = 0
+    for end in [*cuts, len(pairs)]:
+        piece = pairs[start:end]
+        body = "".join(ch for ch, _ in piece).strip()
+        if body:
+            centres = [c for ch, c in piece if ch != " "]
+            # A lone character is about half as wide as the line is high.
+            step = _median_step(centres) if len(centres) > 1 else height / 2
+            # The ink's extent: the detection box is grown around it on every side.
+            x0 = max(min(xs), centres[0] - step / 2)
+            x1 = min(max(xs), centres[-1] + step / 2)
+            out.append((restore_spaces(body, centres), (x0 * sx, top, x1 * sx, bottom)))
+        start = end
+    return out
+
+
+def _median_step(centres: Sequence[float]) -> float:
+    steps = [b - a for a, b in itertools.pairwise(centres)]
+    return statistics.median(steps) if steps else 0.0
+
+
+def _cuts(centres: Sequence[float], text: str) -> list[int]:
+    """Indexes of ``text`` (one centre per character) where a gap wider than several
+    characters starts a new line."""
+    ink = [i for i, ch in enumerate(text) if ch != " "]
+    step = _median_step([centres[i] for i in ink])
+    if step <= 0 or len(ink) < 4:
+        return []
+    return [b for a, b in itertools.pairwise(ink) if centres[b] - centres[a] > _CUT * step]
 
 
 @functools.cache
