@@ -8,8 +8,12 @@ points) when it is installed, else ``None``.
 
 PP-OCR's recognizer often drops the spaces between Latin words ("Youcan useany"). Its
 character positions (the recognizer's output columns) are kept: where the step from one
-character's centre to the next is well past the line's usual step, a space is put back
-(:func:`restore_spaces`).
+character's centre to the next, over the two characters' usual widths, is well past the
+line's usual step, a space is put back (:func:`restore_spaces`); where it is several
+characters wide (a detection box run across a column gutter or table cells) the line is
+cut in two. A line's box is the ink's: its height measured across the detection box (not
+the upright bounding box, which a skewed scan makes taller for longer lines), less the
+margin the detector grows around the glyphs.
 
 :func:`layout_chars` turns OCR lines into the characters the layout analysis reads (the
 characters of a line spread over its box, each line ended by a break), so a scan is laid
