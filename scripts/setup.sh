@@ -16,8 +16,9 @@ if [ "${1:-}" = "--dev" ]; then
   # test: the oracles (tiktoken, LangChain), hypothesis, numpy, Pillow, pytest-benchmark;
   # lint: ruff, mypy; docs: MkDocs and mkdocstrings; integrations: pyarrow, Ray, Spark,
   # LangChain, LlamaIndex for the engine and adapter tests (Spark also needs a Java runtime),
-  # rich and Playwright for the viewer's tests (with Debian's chromium, installed below).
-  extras=(--extras "test,lint,docs,integrations")
+  # rich and Playwright for the viewer's tests (with Debian's chromium, installed below);
+  # ocr: RapidOCR and its models (in its wheel), for the OCR tests of scans and images.
+  extras=(--extras "test,lint,docs,integrations,ocr")
 fi
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv

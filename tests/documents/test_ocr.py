@@ -1,7 +1,9 @@
-"""Pages without a text layer when no OCR callable is given: reported, never silently empty."""
+"""Pages without a text layer when no OCR engine is installed and no callable is given:
+reported, never silently empty."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import pytest
@@ -14,6 +16,13 @@ _SCAN = simple_pdf(
 )
 
 
+@pytest.fixture
+def no_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the ``ocr`` extra were not installed."""
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
+
+
+@pytest.mark.usefixtures("no_engine")
 def test_a_scan_without_ocr_warns_and_lists_its_pages() -> None:
     with pytest.warns(UserWarning, match=r"scan\.pdf: 2 page\(s\) without a text layer \(2, 3\)"):
         doc = parse(_SCAN, filename="scan.pdf")
@@ -21,6 +30,7 @@ def test_a_scan_without_ocr_warns_and_lists_its_pages() -> None:
     assert [s.text for s in doc.sections if s.kind == "text"] == ["Page one has text."]
 
 
+@pytest.mark.usefixtures("no_engine")
 def test_ocr_false_lists_the_pages_without_the_warning() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sys
 
 import pytest
 from docfiles import report_pdf, simple_pdf
@@ -110,7 +111,8 @@ def test_page_image(doc: Document) -> None:
         doc.page_image(1, scale=0)
 
 
-def test_a_page_without_text_needs_ocr() -> None:
+def test_a_page_without_text_needs_ocr(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # no OCR engine
     with pytest.warns(UserWarning, match=r"without a text layer \(2\)"):
         doc = parse(simple_pdf([[("F1", 10, 72, 72, "Only page one has text.")], []]))
     assert [p.needs_ocr for p in doc.pages] == [False, True]
@@ -137,7 +139,8 @@ def test_a_scanned_page_goes_through_the_ocr_callable() -> None:
     assert seen == [((1190, 1684), 2)]  # only the page without text, rendered at 2x
     scanned = [s for s in doc.sections if s.page == 2]
     assert [(s.kind, s.text, s.bbox, dict(s.metadata)) for s in scanned] == [
-        ("text", "Scanned heading", (72.0, 60.0, 300.0, 80.0), {"ocr": True}),
+        # Laid out as a text layer is: a line twice the body's height is a title.
+        ("title", "Scanned heading", (72.0, 60.0, 300.0, 80.0), {"ocr": True}),
         ("text", "Body", (72.0, 90.0, 200.0, 100.0), {"ocr": True}),
     ]
     assert doc.pages[1].needs_ocr  # the page still has no text layer of its own

@@ -61,6 +61,7 @@ DEPENDENCIES: dict[str, Dependency] = {
     "openpyxl": Dependency("openpyxl", "documents"),
     "html5lib": Dependency("html5lib", "documents"),
     "PIL": Dependency("Pillow", "images"),
+    "rapidocr_onnxruntime": Dependency("rapidocr-onnxruntime", "ocr"),
     "lancedb": Dependency("lancedb", "lancedb"),
     "chromadb": Dependency("chromadb", "chroma"),
     "rich": Dependency("rich", "viz"),

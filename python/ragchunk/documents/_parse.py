@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.checks import check_path
 from ._model import Document, Page, Section
+from ._ocr import default_ocr
 from ._safety import DocumentError, check_package, wrap_errors
 
 __all__ = ["FORMATS", "detect_format", "parse"]
@@ -27,6 +28,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "code": (),  # the extensions of _CODE
     "json": (".json",),
     "jsonl": (".jsonl", ".ndjson"),
+    "image": (".png", ".jpg", ".jpeg", ".tif", ".tiff"),
 }
 
 #: Source-file extensions and the language each names (``metadata["language"]``).
@@ -63,7 +65,9 @@ _CODE = {
 _BY_EXT = {ext: fmt for fmt, exts in FORMATS.items() for ext in exts}
 _BY_EXT.update(dict.fromkeys(_CODE, "code"))
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_PAGED = frozenset(("pdf",))
+# PNG, JPEG, and little- and big-endian TIFF.
+_IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*")
+_PAGED = frozenset(("pdf", "image"))
 
 
 def _read(source: object, filename: str | None) -> tuple[bytes, str | None]:
@@ -113,6 +117,8 @@ def detect_format(data: bytes, filename: str | None = None) -> str:
     head = data[:1024]
     if head.lstrip(b"\x00\t\n\r ").startswith(b"%PDF") or b"%PDF-" in head:
         return "pdf"
+    if head.startswith(_IMAGE_MAGIC):
+        return "image"
     if head.startswith(b"PK\x03\x04"):
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
@@ -168,6 +174,7 @@ def parse(
     password: str | None = None,
     rows_as_sentences: bool = False,
     ocr: Callable[[Any, Page], Any] | bool | None = None,
+    ocr_timeout: float | None = 600.0,
 ) -> Document:
     """Parse a file into a :class:`~ragchunk.documents.Document`.
 
@@ -176,22 +183,33 @@ def parse(
         filename: the name to report in errors and ``Document.filename`` (a path's own name
             by default); its extension also picks the format.
         format: one of :data:`FORMATS` (``"docx"``, ``"xlsx"``, ``"csv"``, ``"html"``,
-            ``"markdown"``, ``"text"``, ``"code"``, ``"json"``, ``"jsonl"``, ``"pdf"``); by
+            ``"markdown"``, ``"text"``, ``"code"``, ``"json"``, ``"jsonl"``, ``"pdf"``,
+            ``"image"``: PNG, JPEG, TIFF, each frame a page); by
             default from the extension, else from the file's first bytes.
-        pages: 1-based page numbers to parse (PDF only).
+        pages: 1-based page numbers to parse (PDF, and the frames of an image).
         password: the password of an encrypted file (ignored by formats that are never
             encrypted).
         rows_as_sentences: XLSX/CSV: one text section per row in RAGFlow's
             ``"header：value; ..."`` form instead of one table section per sheet.
-        ocr: PDF: called as ``ocr(image, page)`` for each page without a text layer (a
-            scan), with the page rendered at 2x (a Pillow image, 144 dpi) and its
-            :class:`~ragchunk.documents.Page`; it returns the page's text (a ``str``, one
-            text section) or a list of ``(text, (x0, top, x1, bottom))`` lines with boxes in
-            PDF points (one text section each, in the order given). Sections made from it
-            carry ``metadata["ocr"] = True``. No OCR model ships with ragchunk. Without
-            a callable (``None``), pages without a text layer are listed in
-            ``Document.metadata["needs_ocr"]`` and ``parse`` warns (a ``UserWarning``
-            naming the file and the pages); ``ocr=False`` lists them without the warning.
+        ocr: how pages without a text layer (scans) and images are read. ``None`` (the
+            default): by the OCR engine of the ``ocr`` extra (``pip install
+            'ragchunk[ocr]'``: RapidOCR, PP-OCR models that ship in its wheel) when it is
+            installed. A callable is called as ``ocr(image, page)`` for each such page,
+            with the page rendered at 2x (a Pillow image, 144 dpi; an image file's frame
+            as it is, downscaled when huge) and its :class:`~ragchunk.documents.Page`; it
+            returns the page's text (a ``str``) or a list of ``(text, (x0, top, x1,
+            bottom))`` lines with boxes in the page's points. The lines are laid out as a
+            text layer is (lines, columns, reading order, titles by line height, running
+            headers and footers), and the sections made of them carry
+            ``metadata["ocr"] = True``; ``Document.metadata["ocr_pages"]`` lists the pages
+            read. A page whose OCR raises or takes longer than ``ocr_timeout`` is left
+            out with a ``UserWarning`` naming it, its number and the reason in
+            ``metadata["ocr_failed"]``. Pages not read (no engine installed,
+            ``ocr=False``, or failed) are listed in ``Document.metadata["needs_ocr"]``,
+            and ``parse`` warns of them (a ``UserWarning`` naming the file and the pages)
+            unless ``ocr=False``.
+        ocr_timeout: seconds one page's OCR may take (``None``: no limit); a page past it
+            is reported as failed and the engine's call is left to finish in its thread.
 
     Raises:
         TypeError, ValueError: a bad argument (the message names it).
@@ -213,6 +231,12 @@ def parse(
         raise TypeError(f"password must be a str or None, got {type(password).__name__}")
     if ocr is True or (ocr is not None and ocr is not False and not callable(ocr)):
         raise TypeError(f"ocr must be a callable, False or None, got {ocr!r:.40}")
+    if ocr_timeout is not None and (
+        isinstance(ocr_timeout, bool)
+        or not isinstance(ocr_timeout, (int, float))
+        or not ocr_timeout > 0
+    ):
+        raise ValueError(f"ocr_timeout must be a positive number or None, got {ocr_timeout!r}")
     if not isinstance(rows_as_sentences, bool):
         raise TypeError(f"rows_as_sentences must be a bool, got {type(rows_as_sentences).__name__}")
     data, name = _read(source, filename)
@@ -226,17 +250,33 @@ def parse(
         fmt = format.lower()
     page_list = _check_pages(pages)
     if page_list is not None and fmt not in _PAGED:
-        raise ValueError(f"pages applies to paged formats (PDF) only; this file is {fmt}")
+        raise ValueError(f"pages applies to paged formats (PDF, images) only; this file is {fmt}")
     if fmt == "ole" or (fmt in ("docx", "xlsx") and data.startswith(_OLE)):
         _refuse_ole(data, name, password)
     if fmt == "zip":
         raise DocumentError(name, "a zip archive that is neither a DOCX nor an XLSX package")
-    if fmt == "pdf":
-        from ._pdf import parse_pdf
+    if fmt in ("pdf", "image"):
+        engine = ocr if callable(ocr) else default_ocr() if ocr is None else None
+        if fmt == "pdf":
+            from ._pdf import parse_pdf
 
-        doc = parse_pdf(data, name, page_list, password, ocr if callable(ocr) else None)
-        if ocr is None and doc.metadata["needs_ocr"]:
-            _warn_needs_ocr(name, doc.metadata["needs_ocr"])
+            doc = parse_pdf(data, name, page_list, password, engine, ocr_timeout)
+        else:
+            from ._image import parse_image
+
+            doc = parse_image(data, name, page_list, engine, ocr_timeout)
+        for number, reason in doc.metadata.get("ocr_failed", {}).items():
+            warnings.warn(
+                f"{name or 'the document'}, page {number}: OCR failed ({reason}); the "
+                "page is left out",
+                UserWarning,
+                stacklevel=2,
+            )
+        unread = [
+            p for p in doc.metadata["needs_ocr"] if p not in doc.metadata.get("ocr_failed", {})
+        ]
+        if ocr is None and unread:
+            _warn_needs_ocr(name, unread)
         return doc
     sections, meta = _run(fmt, data, name, rows_as_sentences)
     return Document(sections, metadata=meta, format=fmt, filename=name)
@@ -246,7 +286,8 @@ def _warn_needs_ocr(name: str | None, pages: list[int]) -> None:
     shown = ", ".join(map(str, pages[:10])) + (", ..." if len(pages) > 10 else "")
     warnings.warn(
         f"{name or 'the document'}: {len(pages)} page(s) without a text layer ({shown}) "
-        "were not read: pass ocr=callable to read scans, or ocr=False to silence this",
+        "were not read: install the OCR engine (pip install 'ragchunk[ocr]') or pass "
+        "ocr=callable to read scans, or ocr=False to silence this",
         UserWarning,
         stacklevel=3,
     )

@@ -19,7 +19,11 @@ the whole document:
   in a fixed-pitch font are code;
 * a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
 * a page with no text line or table has ``has_text_layer=False`` (``Page.needs_ocr``) and
-  goes to the ``ocr`` callable when one is given.
+  goes to the ``ocr`` callable when one is given (the default engine of :mod:`._ocr` when
+  the ``ocr`` extra is installed); its OCR lines are laid out like a text layer's
+  characters (lines, columns, reading order; titles by line height) and the sections made
+  of them carry ``metadata["ocr"] = True``. A page whose OCR raises or times out is left
+  out, its number and the reason in ``metadata["ocr_failed"]``.
 
 Boxes are ``(x0, top, x1, bottom)`` in points from the page's top-left corner, one per page
 and column a paragraph spans.
@@ -39,6 +43,7 @@ from .._pure.documents.layout import page_items
 from .._pure.documents.pdfium import BOLD, MONO, function_table, page_content
 from ..core import dispatch
 from ._model import Box, Document, Page, Section
+from ._ocr import layout_chars, run_ocr
 from ._safety import DocumentError
 
 __all__ = ["parse_pdf"]
@@ -74,6 +79,7 @@ class _Line:
     column: str = "span"
     kind: str = "line"
     rows: list[list[str]] | None = None
+    ocr: bool = False
 
 
 def _import() -> Any:
@@ -96,6 +102,10 @@ def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float
         )
     finally:
         textpage.close()
+    return _as_lines(items, number)
+
+
+def _as_lines(items: Iterable[Any], number: int, ocr: bool = False) -> list[_Line]:
     return [
         _Line(
             text=text,
@@ -110,6 +120,7 @@ def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float
             column=column,
             kind=kind,
             rows=rows,
+            ocr=ocr,
         )
         for kind, text, x0, top, x1, bottom, size, flags, column, rows in items
     ]
@@ -237,7 +248,9 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                 text += ln.text
             else:
                 text += " " + ln.text
-        meta = {"box_offsets": offsets} if len(boxes) > 1 else {}
+        meta: dict[str, Any] = {"box_offsets": offsets} if len(boxes) > 1 else {}
+        if any(ln.ocr for ln in para):
+            meta["ocr"] = True
         lvl = level.get(para[0].size) if kind == "title" else None
         out.append(Section(kind, text, level=lvl, boxes=tuple(boxes), metadata=meta))
         para.clear()
@@ -262,10 +275,8 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                 flush()
                 box = Box(ln.page, ln.x0, ln.top, ln.x1, ln.bottom)
                 kind = ln.kind
-                if ln.kind == "ocr":
-                    out.append(Section("text", ln.text, boxes=(box,), metadata={"ocr": True}))
-                else:
-                    out.append(Section(ln.kind, ln.text, boxes=(box,), rows=ln.rows))
+                meta = {"ocr": True} if ln.ocr else {}
+                out.append(Section(ln.kind, ln.text, boxes=(box,), rows=ln.rows, metadata=meta))
                 out.extend(pending)
                 pending.clear()
                 continue
@@ -341,9 +352,11 @@ def parse_pdf(
     pages: Sequence[int] | None,
     password: str | None,
     ocr: Callable[[Any, Page], Any] | None = None,
+    ocr_timeout: float | None = None,
 ) -> Document:
     """Parse a PDF: PDFium's characters and graphics through the layout analysis (see the
-    module docs); pages without a text layer through ``ocr`` when it is given."""
+    module docs); pages without a text layer through ``ocr`` when it is given, each within
+    ``ocr_timeout`` seconds."""
     pdfium = _import()
     try:
         pdf = pdfium.PdfDocument(data, password=password)
@@ -362,6 +375,7 @@ def parse_pdf(
         page_list: list[Page] = []
         lines: list[list[_Line]] = []
         heights: list[float] = []
+        failed: dict[int, str] = {}
         for done, number in enumerate(wanted):
             if done and done % _REOPEN == 0:
                 # PDFium keeps every object it has parsed until the document is closed:
@@ -384,7 +398,11 @@ def parse_pdf(
                     found = [
                         ln for ln in found if (ln.x1 - ln.x0) * (ln.bottom - ln.top) < 0.8 * area
                     ]
-                    found += _ocr_lines(ocr, page, info)
+                    read, reason = _ocr_lines(ocr, page, info, ocr_timeout)
+                    if reason is None:
+                        found = read + found
+                    else:
+                        failed[number] = reason
                 page.close()
             except pdfium.PdfiumError as exc:
                 raise DocumentError(filename, f"unreadable page ({exc})", page=number) from exc
@@ -399,22 +417,40 @@ def parse_pdf(
         "title": meta_raw.get("Title") or None,
         "author": meta_raw.get("Author") or None,
         "page_count": count,
-        "needs_ocr": [p.number for p in page_list if p.needs_ocr],
+        "needs_ocr": [
+            p.number for p in page_list if p.needs_ocr and (ocr is None or p.number in failed)
+        ],
     }
+    if ocr is not None:
+        meta["ocr_pages"] = [p.number for p in page_list if p.needs_ocr and p.number not in failed]
+        meta["ocr_failed"] = failed
     doc = Document(sections, page_list, meta, format="pdf", filename=filename)
     doc._renderer = functools.partial(_render, data, password, filename)
     return doc
 
 
-def _ocr_lines(ocr: Callable[[Any, Page], Any], page: Any, info: Page) -> list[_Line]:
-    """What ``ocr(image, page)`` read on a page without a text layer, as ``"ocr"`` items."""
+def _ocr_lines(
+    ocr: Callable[[Any, Page], Any], page: Any, info: Page, timeout: float | None
+) -> tuple[list[_Line], str | None]:
+    """What ``ocr(image, page)`` read on a page without a text layer, laid out; or the
+    reason it read nothing (the engine raised or ran past ``timeout``)."""
     try:
         image = page.render(scale=_OCR_SCALE).to_pil()
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "ocr needs Pillow to render pages: pip install 'ragchunk[images]'"
         ) from exc
-    got = ocr(image, info)
+    return ocr_image_lines(ocr, image, info, timeout)
+
+
+def ocr_image_lines(
+    ocr: Callable[[Any, Page], Any], image: Any, info: Page, timeout: float | None
+) -> tuple[list[_Line], str | None]:
+    """``ocr(image, info)``'s lines through the layout analysis, as ``_Line`` items of page
+    ``info.number``; ``([], reason)`` when the engine raised or timed out."""
+    got, reason = run_ocr(ocr, image, info, timeout)
+    if reason is not None:
+        return [], reason
     whole = (0.0, 0.0, info.width, info.height)
     if isinstance(got, str):
         got = [(got, whole)] if got.strip() else []
@@ -423,7 +459,7 @@ def _ocr_lines(ocr: Callable[[Any, Page], Any], page: Any, info: Page) -> list[_
             f"ocr must return a str or a list of (text, (x0, top, x1, bottom)), "
             f"got {type(got).__name__}"
         )
-    out = []
+    lines = []
     for i, item in enumerate(got):
         try:
             text, (x0, top, x1, bottom) = item
@@ -435,11 +471,13 @@ def _ocr_lines(ocr: Callable[[Any, Page], Any], page: Any, info: Page) -> list[_
         if not isinstance(text, str):
             raise TypeError(f"ocr returned a {type(text).__name__} text at index {i}")
         if text.strip():
-            out.append(
-                _Line(text.strip(), *box, size=0.0, mono=False, bold=False, page=info.number,
-                      kind="ocr")
-            )  # fmt: skip
-    return out
+            lines.append((" ".join(text.split()), box))
+    chars = layout_chars(lines)
+    items = dispatch.run_exact(
+        lambda core: core.pdf_layout_items(chars, [], info.width),
+        lambda: page_items(chars, [], info.width),
+    )
+    return _as_lines(items, info.number, ocr=True), None
 
 
 def _render(

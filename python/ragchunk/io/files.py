@@ -27,7 +27,9 @@ from dataclasses import dataclass
 __all__ = ["DEFAULT_INCLUDE", "InputFile", "iter_sources", "split_patterns"]
 
 #: The file patterns read from folders unless ``--include`` (``include=``) says otherwise:
-#: the text formats every chunker reads.
+#: the text formats every chunker reads. Images (``*.png``, ``*.jpg``, ``*.tif``...) are
+#: never walked by default, OCR engine or not (reading one is OCR, seconds a page): name
+#: them, or add them to ``include``, to have them parsed by ``ragchunk.documents.parse``.
 DEFAULT_INCLUDE = "*.md,*.markdown,*.txt,*.rst,*.html,*.htm,*.json"
 
 
