@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -157,7 +158,11 @@ def _document_part(
     Parquet their Arrow table (a ``source`` column of ``names``, then the chunk columns)."""
     from ..documents import chunk_files
 
-    records = chunk_files(chunker, names, datas)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        records = chunk_files(chunker, names, datas)
+    for warning in caught:  # pages left unread (no OCR engine, a failed OCR): one line each
+        print(f"ragchunk: warning: {warning.message}", file=sys.stderr)
     if not parquet:
         return records
     from ..core.optional import pyarrow

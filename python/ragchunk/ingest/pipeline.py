@@ -61,7 +61,9 @@ class IngestReport:
     stage (``parse`` is the wall time spent waiting for the workers) and ``cpu_seconds``, the
     workers' CPU time; ``workers`` started (a worker stopped by a limit or a crash is
     replaced); ``recovered``: sources whose interrupted rewrite a previous run left and this
-    one rolled back.
+    one rolled back; ``unread``: ``(source, page numbers)`` of the files written without some
+    pages, scanned pages with no OCR engine installed or whose OCR failed (the rest of each
+    such file is written).
 
     >>> r = IngestReport(added=2, chunks_written=10)
     >>> r.ok, r.added
@@ -85,6 +87,7 @@ class IngestReport:
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(_STAGES, 0.0))
     failures: list[tuple[str, str]] = field(default_factory=list)
     skipped_failures: list[tuple[str, str]] = field(default_factory=list)
+    unread: list[tuple[str, list[int]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -92,7 +95,7 @@ class IngestReport:
         return not self.failed
 
     def summary(self) -> str:
-        """The report in three lines.
+        """The report in three lines, and a fourth naming the pages left unread if any.
 
         >>> print(IngestReport(added=1, chunks_written=3).summary().splitlines()[0])
         files: 1 added, 0 changed, 0 unchanged, 0 deleted, 0 failed
@@ -104,7 +107,20 @@ class IngestReport:
             f"{self.deleted} deleted, {self.failed} failed{skipped}\n"
             f"chunks: {self.chunks_written} written, {self.chunks_deleted} deleted; "
             f"embeddings: {self.embeddings_computed} computed, {self.embeddings_reused} reused\n"
-            f"seconds: {times or '0'}"
+            f"seconds: {times or '0'}" + (f"\n{self._unread_line()}" if self.unread else "")
+        )
+
+    def _unread_line(self) -> str:
+        files = "; ".join(
+            f"{s} page{'s' if len(p) > 1 else ''} "
+            + ", ".join(map(str, p[:10]))
+            + (", ..." if len(p) > 10 else "")
+            for s, p in self.unread[:5]
+        )
+        more = f"; and {len(self.unread) - 5} more files" if len(self.unread) > 5 else ""
+        return (
+            f"pages not read (no text layer, and no OCR engine or its OCR failed; "
+            f"pip install 'ragchunk[ocr]'): {files}{more}"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +133,7 @@ class IngestReport:
         out = dataclasses.asdict(self)
         for key in ("failures", "skipped_failures"):
             out[key] = [{"source": s, "reason": r} for s, r in getattr(self, key)]
+        out["unread"] = [{"source": s, "pages": p} for s, p in self.unread]
         return out
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
@@ -512,6 +529,8 @@ def _walk(
             continue
         run.points.hit("parse")
         report.pages += out.pages
+        if out.unread:
+            report.unread.append((sid, list(out.unread)))
         chunks = 0 if out.rows is None else out.rows.num_rows
         batch.append(_Item(sid, digest, text, meta, size, new, out.rows))
         bar.update(size, chunks=chunks, pages=out.pages)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -39,6 +40,9 @@ Reader = Callable[[str, bytes], Union[str, "Source", Any]]
 
 #: The extensions :func:`read_document` reads by default (with the ``documents`` extra).
 DOCUMENT_EXTENSIONS = (".pdf", ".docx", ".xlsx", ".xlsm")
+#: Images read by OCR (each frame a page) when named or matched by an include pattern; a
+#: folder walk's default patterns leave them out.
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff")
 
 
 def content_hash(data: bytes) -> str:
@@ -121,20 +125,27 @@ def read_text(path: str, data: bytes) -> str:
 
 
 def read_document(path: str, data: bytes) -> Any:
-    """The reader of PDF, DOCX and XLSX files: ``data`` parsed by
-    :func:`ragchunk.documents.parse` (needs the ``documents`` extra).
+    """The reader of PDF, DOCX and XLSX files and images: ``data`` parsed by
+    :func:`ragchunk.documents.parse` (needs the ``documents`` extra; images and scanned
+    pages need the ``ocr`` extra). Pages left unread are not warned about here: they stay in
+    the document's ``metadata["needs_ocr"]``, which the ingest report lists.
 
     >>> read_document("notes.md", b"# Notes\\n\\nHi.").sections[0].text
     'Notes'
     """
     from ..documents import parse
 
-    return parse(data, filename=os.path.basename(path))
+    with warnings.catch_warnings():
+        # parse's warnings are about unread pages (no OCR engine, or a page's OCR failed):
+        # IngestReport.unread carries them, once per file, instead of a worker's stderr
+        warnings.simplefilter("ignore", UserWarning)
+        return parse(data, filename=os.path.basename(path))
 
 
 def reader_for(path: str, readers: Mapping[str, Reader] | None) -> Reader:
     """The reader of ``path``: ``readers``' entry for its extension (``".pdf"``, in any
-    case), else :func:`read_document` for :data:`DOCUMENT_EXTENSIONS` when the
+    case), else :func:`read_document` for :data:`DOCUMENT_EXTENSIONS` and
+    :data:`IMAGE_EXTENSIONS` when the
     ``documents`` extra is installed, else :func:`read_text`.
 
     >>> reader_for("a.PDF", {".pdf": len}) is len
@@ -147,7 +158,7 @@ def reader_for(path: str, readers: Mapping[str, Reader] | None) -> Reader:
         for key, reader in readers.items():
             if key.lower() == ext:
                 return reader
-    if ext in DOCUMENT_EXTENSIONS and documents_available():
+    if (ext in DOCUMENT_EXTENSIONS or ext in IMAGE_EXTENSIONS) and documents_available():
         return read_document
     return read_text
 

@@ -140,13 +140,15 @@ class Task:
 class Outcome:
     """What became of a :class:`Task`: ``rows`` (a ``pyarrow.Table`` of the store's rows) or
     ``error`` (the reason, naming the limit when one was passed), the document's ``pages``
-    (0 for text), and the worker's ``cpu`` seconds on it."""
+    (0 for text), the pages it left ``unread`` (its ``metadata["needs_ocr"]``: no OCR engine,
+    or the page's OCR failed), and the worker's ``cpu`` seconds on it."""
 
     task: Task
     rows: Any = None
     error: str | None = None
     pages: int = 0
     cpu: float = 0.0
+    unread: tuple[int, ...] = ()
 
 
 @dataclass
@@ -156,22 +158,27 @@ class _Setup:
     config: str
 
 
-def process_file(setup: _Setup, source_id: str, path: str, data: bytes) -> tuple[Any, int]:
-    """``(rows, pages)`` of one file, or ``(message, 0)`` when it fails: what a worker does
-    (and what the parent does itself when there are no workers)."""
+def process_file(
+    setup: _Setup, source_id: str, path: str, data: bytes
+) -> tuple[Any, int, tuple[int, ...]]:
+    """``(rows, pages, unread)`` of one file (``unread``: the page numbers it could not read),
+    or ``(message, 0, ())`` when it fails: what a worker does (and what the parent does itself
+    when there are no workers)."""
     from .rows import _chunk_rows, _Item
     from .sources import parse_file
 
     parsed = parse_file(path, data, setup.readers)
     if isinstance(parsed, str):
-        return parsed, 0
+        return parsed, 0, ()
     text, meta = parsed
     pages = 0 if isinstance(text, str) else len(getattr(text, "pages", ()) or ())
+    doc_meta = getattr(text, "metadata", None)
+    unread = tuple(doc_meta.get("needs_ocr", ())) if isinstance(doc_meta, dict) else ()
     item = _Item(source_id, "", text, meta, len(data), True)
     try:
-        return _chunk_rows(setup.chunker, [item], setup.config, 1), pages
+        return _chunk_rows(setup.chunker, [item], setup.config, 1), pages, unread
     except (TypeError, ValueError, UnicodeError) as exc:
-        return f"{path}: {exc}", 0
+        return f"{path}: {exc}", 0, ()
 
 
 def picklable(obj: object) -> bool:
@@ -248,9 +255,13 @@ def _worker_main(conn: Any, setup_bytes: bytes, file_memory: int | None) -> None
         seq, source_id, path, data = msg
         cpu = time.process_time()
         try:
-            out, pages = process_file(setup, source_id, path, data)
+            out, pages, unread = process_file(setup, source_id, path, data)
         except MemoryError:
-            out, pages = f"{path}: file_memory: over the limit of {_mib(file_memory)}", -1
+            out, pages, unread = (
+                f"{path}: file_memory: over the limit of {_mib(file_memory)}",
+                -1,
+                (),
+            )
         del data
         cpu = time.process_time() - cpu
         if isinstance(out, str):
@@ -258,7 +269,7 @@ def _worker_main(conn: Any, setup_bytes: bytes, file_memory: int | None) -> None
             if pages == -1:
                 return  # out of memory: a fresh worker takes the next file
         else:
-            conn.send(("ok", seq, out, pages, cpu))
+            conn.send(("ok", seq, out, (pages, unread), cpu))
 
 
 def _mib(n: int | None) -> str:
@@ -428,11 +439,11 @@ class Supervisor:
         if task.path is None:
             return Outcome(task)
         cpu = time.process_time()
-        out, pages = process_file(self.setup, task.source_id, task.path, task.data)
+        out, pages, unread = process_file(self.setup, task.source_id, task.path, task.data)
         cpu = time.process_time() - cpu
         if isinstance(out, str):
             return Outcome(task, error=out, cpu=cpu)
-        return Outcome(task, rows=out, pages=pages, cpu=cpu)
+        return Outcome(task, rows=out, pages=pages, cpu=cpu, unread=unread)
 
     def _dispatch(self, queue: collections.deque[Task]) -> None:
         idle = [w for w in self._pool if w.ready and w.task is None]
@@ -535,7 +546,8 @@ class Supervisor:
         assert task is not None and task.seq == seq
         w.task, w.deadline = None, float("inf")
         if kind == "ok":
-            done[seq] = Outcome(task, rows=out, pages=pages, cpu=cpu)
+            count, unread = pages
+            done[seq] = Outcome(task, rows=out, pages=count, cpu=cpu, unread=tuple(unread))
         else:
             done[seq] = Outcome(task, error=out, cpu=cpu)
             if pages == -1:
