@@ -99,6 +99,18 @@ def sentence_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
     )
 
 
+def recursive_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
+    import chonkie
+    import tiktoken
+    from ragchunk.integrations.chonkie import RecursiveChunker
+
+    tok: Any = tokenizer if tokenizer == "character" else tiktoken.get_encoding(tokenizer)
+    return (
+        chonkie.RecursiveChunker(tokenizer=tok, **kwargs),
+        RecursiveChunker(tokenizer=tok, **kwargs),
+    )
+
+
 #: (case, build(docs) -> (original, drop-in), method timed)
 CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
     (
@@ -130,6 +142,17 @@ CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
     (
         "Chonkie SentenceChunker, cl100k_base, 512/0",
         lambda d: sentence_pair("cl100k_base", chunk_size=512),
+        "chunk",
+    ),
+    ("Chonkie RecursiveChunker, character, 2048", lambda d: recursive_pair("character"), "chunk"),
+    (
+        "Chonkie RecursiveChunker, character, 512",
+        lambda d: recursive_pair("character", chunk_size=512),
+        "chunk",
+    ),
+    (
+        "Chonkie RecursiveChunker, cl100k_base, 512",
+        lambda d: recursive_pair("cl100k_base", chunk_size=512),
         "chunk",
     ),
     ("LangChain SemanticChunker, percentile (precomputed vectors)", semantic_pair, "split_text"),

@@ -20,6 +20,7 @@ __all__ = [
     "_panic_for_tests",
     "bm25_tokenize",
     "bound_depth",
+    "chonkie_recursive_chunks",
     "chonkie_sentence_chunks",
     "chonkie_token_windows",
     "count_batch",
@@ -173,6 +174,15 @@ def chonkie_sentence_chunks(
     encoding_name: str | None = None,
 ) -> tuple[list[int], list[int], list[int]]:
     """Chonkie's ``SentenceChunker`` chunks: code-point starts, ends and token counts."""
+
+def chonkie_recursive_chunks(
+    text: str,
+    levels: list[tuple[list[str], bool] | None],
+    chunk_size: int,
+    min_bytes: int,
+    encoding_name: str | None = None,
+) -> tuple[list[int], list[int], list[int]]:
+    """Chonkie's ``RecursiveChunker`` chunks: code-point starts, ends and token counts."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

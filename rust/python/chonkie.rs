@@ -1,10 +1,10 @@
-//! The Chonkie drop-ins' bindings: token windows and sentence chunks returned as code-point
+//! The Chonkie drop-ins' bindings: token windows, sentence and recursive chunks returned as code-point
 //! spans and counts (one Python int per chunk boundary, none per token or sentence).
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-use crate::splitters::chonkie::sentence_chunks;
+use crate::splitters::chonkie::{char_spans, recursive_chunks, sentence_chunks, Counting};
 use crate::text::offsets::CharOffsets;
 
 use super::counters::encoding;
@@ -86,6 +86,67 @@ pub(super) fn chonkie_sentence_chunks(
             let (spans, sizes) =
                 sentence_chunks(text, split, chunk_size, chunk_overlap, min_sentences, count);
             let (starts, ends) = spans.into_iter().unzip();
+            (starts, ends, sizes)
+        })
+    })
+}
+
+/// Chonkie's `RecursiveChunker` chunks of `text`: `levels` are its rules, each a delimiter
+/// split `(patterns, include_next)` or `None` for a token level; counted in
+/// `encoding_name`'s ordinary tokens, or in code points when `None`.
+#[pyfunction]
+#[pyo3(signature = (text, levels, chunk_size, min_bytes, encoding_name=None))]
+pub(super) fn chonkie_recursive_chunks(
+    py: Python<'_>,
+    text: PyBackedStr,
+    levels: Vec<Option<(Vec<String>, bool)>>,
+    chunk_size: usize,
+    min_bytes: usize,
+    encoding_name: Option<&str>,
+) -> PyResult<Chunks> {
+    contain(py, || {
+        let tok = encoding_name.map(encoding).transpose()?;
+        if chunk_size == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "chunk_size must be positive",
+            ));
+        }
+        let text: &str = &text;
+        detached(py, || {
+            let patterns: Vec<Option<(Vec<&str>, bool)>> = levels
+                .iter()
+                .map(|l| {
+                    l.as_ref()
+                        .map(|(p, next)| (p.iter().map(String::as_str).collect(), *next))
+                })
+                .collect();
+            let levels: Vec<_> = patterns
+                .iter()
+                .map(|l| l.as_ref().map(|(p, next)| (p.as_slice(), *next)))
+                .collect();
+            let char_count = |s: &str| s.chars().count();
+            let char_edges = |s: &str| {
+                let mut e: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+                e.push(s.len());
+                e
+            };
+            let (count_tok, edges_tok);
+            let counting = match tok {
+                Some(t) => {
+                    count_tok = move |s: &str| t.count_ordinary(s);
+                    edges_tok = move |s: &str| t.token_edges(s);
+                    Counting {
+                        count: &count_tok,
+                        edges: &edges_tok,
+                    }
+                }
+                None => Counting {
+                    count: &char_count,
+                    edges: &char_edges,
+                },
+            };
+            let (spans, sizes) = recursive_chunks(text, &levels, chunk_size, min_bytes, &counting);
+            let (starts, ends) = char_spans(text, &spans);
             (starts, ends, sizes)
         })
     })

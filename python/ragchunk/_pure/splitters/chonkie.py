@@ -1,6 +1,8 @@
-"""Chonkie's ``SentenceChunker`` packing (twin of ``rust/splitters/chonkie.rs``): the pieces
-Chonkie's delimiter split makes (byte ranges), each counted, packed greedily into chunks of
-at most ``chunk_size`` tokens with Chonkie's minimum-sentences rule and its sentence overlap.
+"""Chonkie's ``SentenceChunker`` packing and ``RecursiveChunker`` recursion (twin of
+``rust/splitters/chonkie.rs``): the pieces Chonkie's delimiter split makes (byte ranges), each
+counted, packed greedily into chunks of at most ``chunk_size`` tokens with Chonkie's
+minimum-sentences rule and its sentence overlap, or split level by level while a piece is over
+the size.
 """
 
 from __future__ import annotations
@@ -8,7 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["delimiter_pieces", "pack_sentences", "sentence_chunks"]
+__all__ = ["delimiter_pieces", "pack_sentences", "recursive_chunks", "sentence_chunks"]
+
+#: A recursive level: ``(patterns, include_next)`` for a delimiter split, None for tokens.
+Level = tuple[Sequence[str], bool] | None
 
 
 def pack_sentences(
@@ -115,3 +120,78 @@ def sentence_chunks(
         ends.append(e)
         sizes.append(e - s if count is None else count(text[s:e]))
     return starts, ends, sizes
+
+
+def _up(data: bytes, b: int) -> int:
+    """``b`` moved forward to the next UTF-8 character start (or the end)."""
+    while b < len(data) and (data[b] & 0xC0) == 0x80:
+        b += 1
+    return b
+
+
+def recursive_chunks(
+    text: str,
+    levels: Sequence[Level],
+    chunk_size: int,
+    min_bytes: int,
+    count: Callable[[str], int],
+    edges: Callable[[str], list[int]],
+) -> tuple[list[int], list[int], list[int]]:
+    r"""Chonkie's ``RecursiveChunker`` chunks of ``text``: code-point starts, ends and token
+    counts. At each level a piece is split on its delimiters (:func:`delimiter_pieces`) and
+    packed greedily, a chunk's count the sum of its pieces' counts; or, at a token level
+    (None), cut into windows of ``chunk_size`` of the tokens ``edges`` gives (byte offsets; an
+    edge inside a character moves to its end, an emptied window is dropped), each counted
+    anew. A piece over ``chunk_size`` goes to the next level; past the last, it is one chunk.
+
+    >>> recursive_chunks("aaaa\nbb\ncc\nddddddd", [(["\n"], False), None], 6, 1, len,
+    ...                  lambda s: list(range(len(s) + 1)))
+    ([0, 5, 11, 17], [5, 11, 17, 18], [5, 6, 6, 1])
+    """
+    spans: list[tuple[int, int]] = []
+    sizes: list[int] = []
+
+    def recurse(data: bytes, base: int, level: int) -> None:
+        if not data:
+            return
+        if level >= len(levels):
+            spans.append((base, base + len(data)))
+            sizes.append(count(data.decode("utf-8")))
+            return
+        rule = levels[level]
+        pieces: list[tuple[int, int, int]] = []
+        if rule is not None:
+            split = delimiter_pieces(data, rule[0], rule[1], min_bytes)
+            counts = [count(data[s:e].decode("utf-8")) for s, e in split]
+            at = 0
+            while at < len(split):
+                total, end = counts[at], at + 1
+                while end < len(split) and total + counts[end] <= chunk_size:
+                    total += counts[end]
+                    end += 1
+                pieces.append((split[at][0], split[end - 1][1], total))
+                at = end
+        else:
+            cuts = edges(data.decode("utf-8"))
+            start = 0
+            while start + 1 < len(cuts):
+                end = min(start + chunk_size, len(cuts) - 1)
+                s, e = _up(data, cuts[start]), _up(data, cuts[end])
+                if s < e:
+                    pieces.append((s, e, count(data[s:e].decode("utf-8"))))
+                start = end
+        for s, e, n in pieces:
+            if n > chunk_size:
+                recurse(data[s:e], base + s, level + 1)
+            else:
+                spans.append((base + s, base + e))
+                sizes.append(n)
+
+    data = text.encode("utf-8")
+    recurse(data, 0, 0)
+    if text.isascii():
+        return [s for s, _ in spans], [e for _, e in spans], sizes
+    before = [0] * (len(data) + 1)  # before[b]: characters starting at a byte < b
+    for b, byte in enumerate(data):
+        before[b + 1] = before[b] + ((byte & 0xC0) != 0x80)
+    return [before[s] for s, _ in spans], [before[e] for _, e in spans], sizes
