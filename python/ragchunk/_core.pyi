@@ -22,6 +22,7 @@ __all__ = [
     "bound_depth",
     "chonkie_recursive_chunks",
     "chonkie_sentence_chunks",
+    "chonkie_table_chunks",
     "chonkie_token_windows",
     "count_batch",
     "count_or_zero",
@@ -183,6 +184,11 @@ def chonkie_recursive_chunks(
     encoding_name: str | None = None,
 ) -> tuple[list[int], list[int], list[int]]:
     """Chonkie's ``RecursiveChunker`` chunks: code-point starts, ends and token counts."""
+
+def chonkie_table_chunks(
+    table: str, chunk_size: int, encoding_name: str | None = None
+) -> tuple[int, tuple[list[int], list[int], list[int]]]:
+    """Chonkie's ``TableChunker`` chunks: the header's end, then the rows' starts, ends, counts."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

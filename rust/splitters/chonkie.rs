@@ -349,6 +349,49 @@ pub fn char_spans(text: &str, spans: &[(usize, usize)]) -> (Vec<usize>, Vec<usiz
         .unzip()
 }
 
+/// Chonkie's `TableChunker` split of a Markdown `table` (already stripped): byte ranges of
+/// its pieces, cut before every `|` that starts a line; the first two are the header (the
+/// header line and the separator line), the rest the data rows, each with its newline.
+pub fn table_pieces(table: &str) -> Vec<(usize, usize)> {
+    let bytes = table.as_bytes();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for nl in memchr::memchr_iter(b'\n', bytes) {
+        if bytes.get(nl + 1) == Some(&b'|') {
+            pieces.push((start, nl + 1));
+            start = nl + 1;
+        }
+    }
+    if start < bytes.len() {
+        pieces.push((start, bytes.len()));
+    }
+    pieces
+}
+
+/// Chonkie's token packing of table rows with token `counts` under a header of
+/// `header_tokens`: `[first, last)` row ranges and each chunk's tokens (the header's plus its
+/// rows', summed). A row starts a new chunk when the chunk so far has a row and the row would
+/// bring it to `chunk_size` tokens or more (Chonkie's `>=`: a chunk stays under the size).
+pub fn pack_table_rows(
+    counts: &[usize],
+    header_tokens: usize,
+    chunk_size: usize,
+) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    let (mut first, mut tokens) = (0, header_tokens);
+    for (i, &n) in counts.iter().enumerate() {
+        if tokens + n >= chunk_size && i > first {
+            out.push((first, i, tokens));
+            (first, tokens) = (i, header_tokens);
+        }
+        tokens += n;
+    }
+    if counts.len() > first {
+        out.push((first, counts.len(), tokens));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,6 +461,22 @@ mod tests {
                 assert_eq!(got, want, "{text:?} {patterns:?}");
             }
         }
+    }
+
+    #[test]
+    fn tables_like_chonkie() {
+        let table = "| a |\n|---|\n| 1 |\n| 2\nmore |\n| 3 |";
+        assert_eq!(
+            table_pieces(table),
+            [(0, 6), (6, 12), (12, 18), (18, 29), (29, 34)]
+        );
+        assert_eq!(table_pieces("| a |"), [(0, 5)]);
+        // header 4: a row joins while the total stays under 10
+        assert_eq!(
+            pack_table_rows(&[3, 2, 9, 1], 4, 10),
+            [(0, 2, 9), (2, 3, 13), (3, 4, 5)]
+        );
+        assert!(pack_table_rows(&[], 4, 10).is_empty());
     }
 
     #[test]

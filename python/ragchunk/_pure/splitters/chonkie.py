@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ["delimiter_pieces", "pack_sentences", "recursive_chunks", "sentence_chunks"]
+__all__ = [
+    "delimiter_pieces",
+    "pack_sentences",
+    "pack_table_rows",
+    "recursive_chunks",
+    "sentence_chunks",
+    "table_chunks",
+    "table_pieces",
+]
 
 #: A recursive level: ``(patterns, include_next)`` for a delimiter split, None for tokens.
 Level = tuple[Sequence[str], bool] | None
@@ -195,3 +203,67 @@ def recursive_chunks(
     for b, byte in enumerate(data):
         before[b + 1] = before[b] + ((byte & 0xC0) != 0x80)
     return [before[s] for s, _ in spans], [before[e] for _, e in spans], sizes
+
+
+def table_pieces(table: str) -> list[tuple[int, int]]:
+    r"""Chonkie's ``TableChunker`` split of a stripped Markdown ``table``: its pieces, cut
+    before every ``|`` that starts a line (the header line, the separator, then the rows).
+
+    >>> table_pieces("| a |\n|---|\n| 1\nmore |")
+    [(0, 6), (6, 12), (12, 22)]
+    """
+    pieces, start = [], 0
+    at = table.find("\n|")
+    while at != -1:
+        pieces.append((start, at + 1))
+        start = at + 1
+        at = table.find("\n|", start)
+    if start < len(table):
+        pieces.append((start, len(table)))
+    return pieces
+
+
+def pack_table_rows(
+    counts: Sequence[int], header_tokens: int, chunk_size: int
+) -> list[tuple[int, int, int]]:
+    """``[first, last)`` row ranges and each chunk's tokens (header plus rows, summed): a row
+    starts a new chunk when the chunk has a row and would reach ``chunk_size`` with it.
+
+    >>> pack_table_rows([3, 2, 9, 1], 4, 10)
+    [(0, 2, 9), (2, 3, 13), (3, 4, 5)]
+    """
+    out, first, tokens = [], 0, header_tokens
+    for i, n in enumerate(counts):
+        if tokens + n >= chunk_size and i > first:
+            out.append((first, i, tokens))
+            first, tokens = i, header_tokens
+        tokens += n
+    if len(counts) > first:
+        out.append((first, len(counts), tokens))
+    return out
+
+
+def table_chunks(
+    table: str, chunk_size: int, count: Callable[[str], int] | None
+) -> tuple[int, tuple[list[int], list[int], list[int]]]:
+    r"""Chonkie's ``TableChunker`` chunks of a stripped Markdown ``table``: the header's end,
+    then each chunk's rows (starts, ends) and token count; ``chunk_size`` rows a chunk when
+    ``count`` is None, else packed by :func:`pack_table_rows`.
+
+    >>> table_chunks("| a |\n|---|\n| 1 |\n| 2 |\n| 3 |", 2, None)
+    (12, ([12, 24], [24, 29], [2, 1]))
+    """
+    pieces = table_pieces(table)
+    header_end = pieces[1][1] if len(pieces) > 1 else (pieces[0][1] if pieces else 0)
+    rows = pieces[2:]
+    if count is None:
+        groups = [
+            (a, min(a + chunk_size, len(rows)), min(a + chunk_size, len(rows)) - a)
+            for a in range(0, len(rows), chunk_size)
+        ]
+    else:
+        counts = [count(table[s:e]) for s, e in rows]
+        groups = pack_table_rows(counts, count(table[:header_end]), chunk_size)
+    starts = [rows[a][0] for a, _, _ in groups]
+    ends = [rows[b - 1][1] for _, b, _ in groups]
+    return header_end, (starts, ends, [n for _, _, n in groups])

@@ -36,6 +36,7 @@ from chonkie.types import Chunk, RecursiveLevel, RecursiveRules
 from .common import chunk_ids
 from .recursive import RecursiveChunker
 from .sentence import SentenceChunker
+from .table import TableChunker
 from .token import TokenChunker
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "RecursiveLevel",
     "RecursiveRules",
     "SentenceChunker",
+    "TableChunker",
     "TokenChunker",
     "chunk_ids",
 ]
