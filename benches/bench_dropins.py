@@ -99,6 +99,46 @@ def sentence_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
     )
 
 
+def recursive_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
+    import chonkie
+    import tiktoken
+    from ragchunk.integrations.chonkie import RecursiveChunker
+
+    tok: Any = tokenizer if tokenizer == "character" else tiktoken.get_encoding(tokenizer)
+    return (
+        chonkie.RecursiveChunker(tokenizer=tok, **kwargs),
+        RecursiveChunker(tokenizer=tok, **kwargs),
+    )
+
+
+def table_pair(tokenizer: str, **kwargs: Any) -> tuple[Any, Any]:
+    import chonkie
+    import tiktoken
+    from ragchunk.integrations.chonkie import TableChunker
+
+    tok: Any = tokenizer if tokenizer in ("row", "character") else tiktoken.get_encoding(tokenizer)
+    return (
+        chonkie.TableChunker(tokenizer=tok, **kwargs),
+        TableChunker(tokenizer=tok, **kwargs),
+    )
+
+
+def markdown_tables(docs: list[str]) -> list[str]:
+    """The Markdown tables of the whole corpus (the first documents hold too few to time):
+    runs of three or more lines starting with ``|``."""
+    out = []
+    for text in load_corpus()[1]:
+        run: list[str] = []
+        for line in [*text.split("\n"), ""]:
+            if line.startswith("|"):
+                run.append(line)
+                continue
+            if len(run) >= 3:
+                out.append("\n".join(run))
+            run = []
+    return out
+
+
 #: (case, build(docs) -> (original, drop-in), method timed)
 CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
     (
@@ -132,8 +172,30 @@ CASES: list[tuple[str, Callable[[list[str]], tuple[Any, Any]], str]] = [
         lambda d: sentence_pair("cl100k_base", chunk_size=512),
         "chunk",
     ),
+    ("Chonkie RecursiveChunker, character, 2048", lambda d: recursive_pair("character"), "chunk"),
+    (
+        "Chonkie RecursiveChunker, character, 512",
+        lambda d: recursive_pair("character", chunk_size=512),
+        "chunk",
+    ),
+    (
+        "Chonkie RecursiveChunker, cl100k_base, 512",
+        lambda d: recursive_pair("cl100k_base", chunk_size=512),
+        "chunk",
+    ),
+    ("Chonkie TableChunker, row, 3", lambda d: table_pair("row"), "chunk"),
+    (
+        "Chonkie TableChunker, cl100k_base, 128",
+        lambda d: table_pair("cl100k_base", chunk_size=128),
+        "chunk",
+    ),
     ("LangChain SemanticChunker, percentile (precomputed vectors)", semantic_pair, "split_text"),
 ]
+
+#: Cases timed on other inputs than the documents themselves: case -> inputs(documents).
+INPUTS: dict[str, Callable[[list[str]], list[str]]] = {
+    name: markdown_tables for name, _, _ in CASES if name.startswith("Chonkie TableChunker")
+}
 
 
 def _texts(out: Any) -> list[str]:
@@ -155,28 +217,29 @@ def main() -> int:
     ap.add_argument("--case", default="", help="run the cases whose name contains this")
     args = ap.parse_args()
     label, docs = load_corpus(int(args.limit_mb * 1e6))
-    mb = sum(len(d.encode("utf-8")) for d in docs) / 1e6
     print(f"{label}; {args.rounds} interleaved rounds; load: {os.getloadavg()}")
     print("| case | original MB/s | drop-in MB/s | speed-up (min-max) |")
     print("| --- | ---: | ---: | ---: |")
     for name, build, method in CASES:
         if args.case not in name:
             continue
-        original, dropin = build(docs)
-        agree(original, dropin, method, docs)
+        inputs = INPUTS[name](docs) if name in INPUTS else docs
+        original, dropin = build(inputs)
+        agree(original, dropin, method, inputs)
+        size = sum(len(d.encode("utf-8")) for d in inputs) / 1e6
         times: dict[str, list[float]] = {"o": [], "d": []}
         for r in range(args.rounds + 1):
             for key, chunker in (("o", original), ("d", dropin)):
                 run = getattr(chunker, method)
                 t = time.perf_counter()
-                for d in docs:
+                for d in inputs:
                     run(d)
                 if r:  # round 0 warms up
                     times[key].append(time.perf_counter() - t)
         ratios = [o / d for o, d in zip(times["o"], times["d"], strict=True)]
         o, d = statistics.median(times["o"]), statistics.median(times["d"])
         print(
-            f"| {name} | {mb / o:.2f} | {mb / d:.2f} | **{o / d:.1f}x** "
+            f"| {name} | {size / o:.2f} | {size / d:.2f} | **{o / d:.1f}x** "
             f"({min(ratios):.1f}-{max(ratios):.1f}) |"
         )
     return 0

@@ -20,7 +20,9 @@ __all__ = [
     "_panic_for_tests",
     "bm25_tokenize",
     "bound_depth",
+    "chonkie_recursive_chunks",
     "chonkie_sentence_chunks",
+    "chonkie_table_chunks",
     "chonkie_token_windows",
     "count_batch",
     "count_or_zero",
@@ -173,6 +175,20 @@ def chonkie_sentence_chunks(
     encoding_name: str | None = None,
 ) -> tuple[list[int], list[int], list[int]]:
     """Chonkie's ``SentenceChunker`` chunks: code-point starts, ends and token counts."""
+
+def chonkie_recursive_chunks(
+    text: str,
+    levels: list[tuple[list[str], bool] | None],
+    chunk_size: int,
+    min_bytes: int,
+    encoding_name: str | None = None,
+) -> tuple[list[int], list[int], list[int]]:
+    """Chonkie's ``RecursiveChunker`` chunks: code-point starts, ends and token counts."""
+
+def chonkie_table_chunks(
+    table: str, chunk_size: int, encoding_name: str | None = None
+) -> tuple[int, tuple[list[int], list[int], list[int]]]:
+    """Chonkie's ``TableChunker`` chunks: the header's end, then the rows' starts, ends, counts."""
 
 def naive_merge_batch(
     docs: list[tuple[list[str], list[str | None]]],

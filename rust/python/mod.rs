@@ -68,6 +68,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The Chonkie drop-ins.
     m.add_function(wrap_pyfunction!(chonkie::chonkie_token_windows, m)?)?;
     m.add_function(wrap_pyfunction!(chonkie::chonkie_sentence_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(chonkie::chonkie_recursive_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(chonkie::chonkie_table_chunks, m)?)?;
 
     m.add_function(wrap_pyfunction!(ragflow::naive_merge, m)?)?;
     m.add_function(wrap_pyfunction!(ragflow::naive_merge_batch, m)?)?;

@@ -46,3 +46,20 @@ def tokenizer(name: str) -> Any:
     import tiktoken
 
     return name if name == "character" else tiktoken.get_encoding(name)
+
+
+@cache
+def tables() -> tuple[tuple[str, str], ...]:
+    """Every Markdown table of the corpus (runs of three or more lines starting with ``|``)
+    as ``(path under the corpus, table)``; empty when the corpus is missing."""
+    out = []
+    for name, text in corpus():
+        run: list[str] = []
+        for line in [*text.split("\n"), ""]:
+            if line.startswith("|"):
+                run.append(line)
+                continue
+            if len(run) >= 3:
+                out.append((name, "\n".join(run)))
+            run = []
+    return tuple(out)

@@ -29,6 +29,8 @@ SWAPS: dict[str, tuple[str, dict[str, tuple[str, ...]]]] = {
         {
             "TokenChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.token"),
             "SentenceChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.sentence"),
+            "RecursiveChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.recursive"),
+            "TableChunker": ("chonkie", "chonkie.chunker", "chonkie.chunker.table"),
         },
     ),
     "langchain-experimental": (

@@ -198,3 +198,6 @@ def test_chonkies_own_tests_pass_on_the_dropins() -> None:
     for name, least in (("TokenChunker", 10), ("SentenceChunker", 3)):
         passed, total = used[name]
         assert total >= least and passed == total, name
+    # two of the tests that build a RecursiveChunker fail on Chonkie's own class too
+    passed, total = used["RecursiveChunker"]
+    assert total >= 30 and passed >= total - 2, (passed, total)

@@ -31,10 +31,21 @@ Needs ``chonkie`` (``pip install 'ragchunk[chonkie]'``); ``import ragchunk`` nev
 
 from __future__ import annotations
 
-from chonkie.types import Chunk
+from chonkie.types import Chunk, RecursiveLevel, RecursiveRules
 
 from .common import chunk_ids
+from .recursive import RecursiveChunker
 from .sentence import SentenceChunker
+from .table import TableChunker
 from .token import TokenChunker
 
-__all__ = ["Chunk", "SentenceChunker", "TokenChunker", "chunk_ids"]
+__all__ = [
+    "Chunk",
+    "RecursiveChunker",
+    "RecursiveLevel",
+    "RecursiveRules",
+    "SentenceChunker",
+    "TableChunker",
+    "TokenChunker",
+    "chunk_ids",
+]

@@ -8,15 +8,24 @@ UTF-8 byte offsets as code-point offsets, and which tokenizers ragchunk counts f
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chonkie.tokenizer import CharacterTokenizer
 from chonkie.types import Chunk
 
 from ragchunk.core import resolve_tokenizer
+from ragchunk.core.counting import Counter
 
-__all__ = ["BUILTIN", "builtin_name", "char_starts", "chunk_ids", "is_character", "make_chunks"]
+__all__ = [
+    "BUILTIN",
+    "builtin_name",
+    "char_starts",
+    "chunk_ids",
+    "fallback_count",
+    "is_character",
+    "make_chunks",
+]
 
 #: The encodings whose ``tiktoken.Encoding`` the Rust core counts for.
 BUILTIN = ("cl100k_base", "o200k_base")
@@ -83,3 +92,8 @@ def builtin_name(chunker: Any, text: str) -> str | None:
     if name not in BUILTIN or any(t in text for t in encoding.special_tokens_set):
         return None
     return name
+
+
+def fallback_count(name: str | None) -> Callable[[str], int] | None:
+    """The fallback's counter of a built-in encoding (None: code points)."""
+    return None if name is None else Counter.shared(name).bind()

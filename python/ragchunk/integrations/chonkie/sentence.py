@@ -8,16 +8,13 @@ piece and chunk and Chonkie's packing, all in one call of the Rust core.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import chonkie
 from chonkie.types import Chunk
 
 from ragchunk._pure.splitters import chonkie as pure
 from ragchunk.core import dispatch
-from ragchunk.core.counting import Counter
 
-from .common import builtin_name, is_character, make_chunks
+from .common import builtin_name, fallback_count, is_character, make_chunks
 
 __all__ = ["SentenceChunker", "split_patterns"]
 
@@ -37,11 +34,6 @@ def split_patterns(delim: object) -> list[str] | None:
     if any(len(d) > 1 or not d.isascii() for d in delimiters):
         return None if "" in delimiters else list(delimiters)
     return list("".join(delimiters))
-
-
-def _count(name: str | None) -> Callable[[str], int] | None:
-    """The fallback's counter of a built-in encoding (None: code points)."""
-    return None if name is None else Counter.shared(name).bind()
 
 
 class SentenceChunker(chonkie.SentenceChunker):
@@ -73,7 +65,9 @@ class SentenceChunker(chonkie.SentenceChunker):
                 lambda core: core.chonkie_sentence_chunks(
                     text, *split, size, float(overlap), least, name
                 ),
-                lambda: pure.sentence_chunks(text, split, size, overlap, least, _count(name)),
+                lambda: pure.sentence_chunks(
+                    text, split, size, overlap, least, fallback_count(name)
+                ),
             )
         except UnicodeEncodeError:  # lone surrogates: Chonkie's code raises its error
             return None
