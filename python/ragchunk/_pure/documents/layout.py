@@ -88,15 +88,24 @@ def sum_left(values: Sequence[float]) -> float:
 
 
 def normal(ch: str) -> str:
-    """A character as it goes into text: PDFium's line-end hyphen (U+FFFE) as ``-``,
-    ligatures and presentation forms by NFKC.
+    """A character as it goes into text: PDFium's reports of a hyphen ending a line (U+FFFE,
+    and U+0002, which it gives for pdfTeX's and LibreOffice's hyphens) as ``-``; a soft hyphen
+    (U+00AD) left out (:func:`_line_item` keeps one that ends a line, as U+2010); other control
+    characters left out, or a space where Python counts them as whitespace; ligatures and
+    presentation forms (U+FB00..U+FB4F, U+FE10..U+FEFF) by NFKC, and nothing else.
 
-    >>> normal("\\ufb01"), normal("\\ufffe"), normal("a")
-    ('fi', '-', 'a')
+    >>> normal("\\ufb01"), normal("\\ufffe"), normal("\\x02"), normal("\\xad"), normal("a")
+    ('fi', '-', '-', '', 'a')
+    >>> normal("\\x07"), normal("\\t")
+    ('', ' ')
     """
-    if ch == "\ufffe":
+    if ch in "\ufffe\x02":
         return "-"
-    if "\ufb00" <= ch <= "\ufb06" or "\ufe70" <= ch <= "\ufeff":
+    if ch == "\xad":
+        return ""
+    if ch <= "\x1f" or "\x7f" <= ch <= "\x9f":
+        return " " if ch.isspace() else ""
+    if "\ufb00" <= ch <= "\ufb4f" or "\ufe10" <= ch <= "\ufeff":
         return unicodedata.normalize("NFKC", ch)
     return ch
 
@@ -168,7 +177,12 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
 
 def _line_item(cs: list[Char]) -> Item:
     body = [c for c in cs if not (c[6] & GENERATED) and not c[0].isspace()]
-    text = "".join(normal(c[0]) for c in cs).strip()
+    # A soft hyphen at the end of the line is where the word was broken: it stays, as the
+    # hyphen it was drawn as (U+2010), for the paragraph to join the word (see ``_pdf``).
+    last = max(i for i, c in enumerate(cs) if not (c[6] & GENERATED) and not c[0].isspace())
+    text = "".join(
+        "\u2010" if i == last and c[0] == "\xad" else normal(c[0]) for i, c in enumerate(cs)
+    ).strip()
     return (
         "line",
         " ".join(text.split()) if "  " in text else text,
@@ -571,7 +585,10 @@ def _cell_text(chars: list[Char]) -> str:
     lines = sorted(_cell_lines(chars), key=lambda ln: (round(ln[3]), ln[2]))
     out = ""
     for ln in lines:
-        if out and not out.endswith("-"):
+        # A word broken with the hyphen an engine draws at a break (U+2010) is joined whole.
+        if out.endswith("\u2010"):
+            out = out[:-1]
+        elif out and not out.endswith("-"):
             out += " "
         out += ln[1]
     return out
