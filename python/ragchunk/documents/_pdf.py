@@ -16,7 +16,8 @@ the whole document:
   or a number ("• ", "3. ") starts a list item;
 * lines in a font larger than the body's most common size are titles (a size some bold line
   has, a quarter larger, or a little larger in short lines that hold few of the characters),
-  the largest size level 1; a title runs on only at its own line spacing; lines that start
+  the largest size level 1, and a numbered title (``1.2``) one level below the titles of
+  the numbering above it (``1``); a title runs on only at its own line spacing; lines that start
   in a fixed-pitch font are code;
 * a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
 * a page with no text line or table has ``has_text_layer=False`` (``Page.needs_ocr``) and
@@ -66,6 +67,8 @@ _CAPTION = re.compile(
     r"^\s*(fig(ure)?\.?|table|图|表|図|그림|표|рис(унок|\.)?|табл(ица|\.)?)\s*\d+\s*[:.：\-–—]",
     re.I,
 )
+# A section number opening a title: "2 ", "2.1 ", "2.1.3. " (at most three digits a part).
+_NUMBERED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
 _FURNITURE_BAND = 0.09
 # Pages read before the PDF is opened afresh (see parse_pdf).
 _REOPEN = 64
@@ -370,6 +373,27 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         furniture_of(lines, height, "footer")
     flush()
     out.extend(pending)
+    return _numbered_levels(out)
+
+
+def _numbered_levels(sections: list[Section]) -> list[Section]:
+    """Heading levels from the titles' own numbering where the document numbers them: a
+    title numbered ``1.2`` is one level below the ``1`` titles (whose level the font sizes
+    gave), ``1.2.3`` two, whatever their sizes (sections and subsections are often set in one
+    size, or at the body size in bold); unnumbered titles keep their levels."""
+    numbered = [
+        (i, m.group(1).count(".") + 1)
+        for i, sec in enumerate(sections)
+        if sec.kind == "title" and sec.level is not None and (m := _NUMBERED.match(sec.text))
+    ]
+    depths = {d for _, d in numbered}
+    if len(numbered) < 2 or len(depths) < 2:
+        return sections
+    tops = Counter(sections[i].level for i, d in numbered if d == min(depths))
+    base = tops.most_common(1)[0][0] or 1
+    out = list(sections)
+    for i, d in numbered:
+        out[i] = dataclasses.replace(out[i], level=min(6, base + d - min(depths)))
     return out
 
 
