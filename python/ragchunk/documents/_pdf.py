@@ -276,7 +276,7 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         boxes: list[Box] = []
         indents = _code_indents(para) if kind == "code" else None
         for i, ln in enumerate(para):
-            if boxes and ln.page == boxes[-1].page and ln.column == para[0].column:
+            if boxes and ln.page == boxes[-1].page and ln.column == para[i - 1].column:
                 b = boxes[-1]
                 boxes[-1] = Box(
                     b.page, min(b.x0, ln.x0), min(b.top, ln.top), max(b.x1, ln.x1),

@@ -289,6 +289,6 @@ mod tests {
         for c in ['\u{7}', '\t', '\u{1F}', '\u{9F}', '\u{85}', '\u{FE35}'] {
             push_normal(&mut s, c);
         }
-        assert_eq!(s, "  (");
+        assert_eq!(s, "   (");
     }
 }

@@ -33,7 +33,8 @@ How it is done:
   height from the line's first character, goes backwards, or jumps further than 40 pt.
   PDFium's own line breaks count only where the geometry agrees (PDFium also breaks inside
   CJK lines); elsewhere they are a space if there is a gap.
-* **Reading order**: top to bottom; a page is two columns when at least half its lines keep
+* **Reading order**: top to bottom; a page of three to six columns is read by its gutters
+  (:mod:`.columns`); else a page is two columns when at least half its lines keep
   to one side of the middle and each side holds at least four lines' height of text, tables
   or figures; then the left column is read first, between items that span the middle.
   Tables and figures are read where they start.
@@ -55,6 +56,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from .columns import LABELS, columns
 from .pdfium import BOLD, BREAK, GENERATED, IMAGE, MONO, PATH, STRAIGHT, STROKE, Char, Graphic
 
 __all__ = ["Item", "page_items", "sum_left"]
@@ -716,6 +718,10 @@ def _order(items: list[Item], width: float) -> list[Item]:
         and tall["right"] >= least
         and tall["left"] >= least
     )
+    # Three columns or more, by the page's gutters (two by the middle, as below).
+    ks = columns(items, heights[len(heights) // 2] if heights else 0.0, least)
+    if ks is not None:
+        return _by_columns(items, ks)
     ordered = _rows(
         [(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)]
     )
@@ -731,6 +737,23 @@ def _order(items: list[Item], width: float) -> list[Item]:
         else:
             (left if it[8] == "left" else right).append(it)
     return out + left + right
+
+
+def _by_columns(items: list[Item], ks: list[int]) -> list[Item]:
+    """Items in reading order by their columns (:func:`.columns.columns`): the columns left to
+    right, between the items that cross a gutter."""
+    ordered = _rows(
+        [(*it[:8], LABELS[k] if k >= 0 else "span", it[9]) for it, k in zip(items, ks, strict=True)]
+    )
+    out: list[Item] = []
+    held: list[list[Item]] = [[] for _ in LABELS]
+    for it in ordered:
+        if it[8] == "span":
+            out += [x for col in held for x in col] + [it]
+            held = [[] for _ in LABELS]
+        else:
+            held[LABELS.index(it[8])].append(it)
+    return out + [x for col in held for x in col]
 
 
 # --------------------------------------------------------------------------- page
