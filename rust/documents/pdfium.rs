@@ -565,17 +565,20 @@ mod tests {
             (w, h) = (h, w);
         }
         assert_eq!(x, b);
-        let mut chars = [Char {
-            ch: ' ',
-            x0: 0.0,
-            top: 0.0,
-            x1: 0.0,
-            bottom: 0.0,
-            size: 0.0,
-            flags: GENERATED,
-        }];
+        // A drawn character turns; a generated one keeps its box.
+        let at = |flags| Char {
+            ch: 'a',
+            x0: 10.0,
+            top: 20.0,
+            x1: 30.0,
+            bottom: 40.0,
+            size: 9.0,
+            flags,
+        };
+        let mut chars = [at(0), at(GENERATED)];
         turn(&mut chars, &mut [], 1, 100.0, 200.0);
-        assert_eq!(chars[0].x0, 0.0);
+        let boxes = chars.map(|c| [c.x0, c.top, c.x1, c.bottom]);
+        assert_eq!(boxes, [[160.0, 10.0, 180.0, 30.0], b]);
     }
 
     #[test]
