@@ -54,6 +54,7 @@ __all__ = [
     "pdf_layout_items",
     "pdf_page_content",
     "pdf_page_items",
+    "pdf_text_quarter",
     "remove_tag",
     "semantic_distances",
     "semantic_gradient",
@@ -487,12 +488,21 @@ def pdf_page_content(
 _PdfItem = tuple[str, str, float, float, float, float, float, int, str, list[list[str]] | None]
 
 def pdf_page_items(
-    functions: list[int], page: int, textpage: int, width: float, height: float
+    functions: list[int],
+    page: int,
+    textpage: int,
+    width: float,
+    height: float,
+    quarter: int = 0,
 ) -> list[_PdfItem]:
     """One PDF page's lines, tables and figures in reading order, equal to
-    ``ragchunk._pure.documents.layout.page_items(*page_content(...), width)``: the page
-    read as :func:`pdf_page_content` reads it (GIL held), the layout run with the GIL
-    released."""
+    ``ragchunk._pure.documents.layout.page_items(*turn(*page_content(...), quarter, width,
+    height), w)`` (``w`` the width after the turn): the page read as :func:`pdf_page_content`
+    reads it (GIL held), the layout run with the GIL released."""
+
+def pdf_text_quarter(functions: list[int], textpage: int) -> int:
+    """``ragchunk._pure.documents.pdfium.text_quarter``: the quarter turns (counterclockwise)
+    by which most of a PDF page's characters are drawn turned."""
 
 def pdf_layout_items(
     chars: list[tuple[str, float, float, float, float, float, int]],

@@ -13,6 +13,11 @@
 //! * graphic objects ([`Graphic`]), forms read through: [`PATH`], [`IMAGE`] or [`SHADING`], the
 //!   bounds on the page, and the [`FILL`], [`STROKE`], [`STRAIGHT`] bits.
 //!
+//! Both are in the page's own frame (its user space, before `/Rotate`). Text drawn turned on
+//! the page is laid out where it reads upright: [`text_quarter`] gives the turn of most of the
+//! page's characters, [`turn`] the content in the frame that undoes it, and [`turn_box`] maps a
+//! box between frames (the layout's boxes into the page as displayed).
+//!
 //! PDFium is not thread-safe: the caller runs [`page_content`] where nothing else calls PDFium.
 //! The bindings keep the GIL held throughout, so no other Python thread can start a
 //! `pypdfium2` call meanwhile; `pypdfium2` releases the GIL while each of its own calls runs
@@ -175,6 +180,7 @@ functions! {
     path_get_segment: "FPDFPath_GetPathSegment" => fn(Handle, c_int) -> Handle;
     segment_get_type: "FPDFPathSegment_GetType" => fn(Handle) -> c_int;
     segment_get_point: "FPDFPathSegment_GetPoint" => fn(Handle, *mut f32, *mut f32) -> Bool;
+    get_char_angle: "FPDFText_GetCharAngle" => fn(Handle, c_int) -> f32;
 }
 
 /// A 2-D affine matrix `(a, b, c, d, e, f)`, as PDF writes them: `x' = a x + c y + e`,
@@ -205,6 +211,69 @@ pub unsafe fn page_content(
     let mut graphics = Vec::new();
     unsafe { read_graphics(api, &objs, height, None, 0, &mut graphics) };
     (chars, graphics)
+}
+
+/// `text_quarter` of the Python module: the quarter turns (counterclockwise, 0 to 3) by which
+/// most of the page's characters are drawn turned (`FPDFText_GetCharAngle`, which is
+/// clockwise, each rounded to the nearest quarter; generated characters and failures aside; on
+/// a tie the least turn).
+///
+/// # Safety
+///
+/// As for [`page_content`], for `textpage`.
+pub unsafe fn text_quarter(api: &Api, textpage: *mut c_void) -> u8 {
+    let mut votes = [0usize; 4];
+    let n = unsafe { (api.count_chars)(textpage) };
+    for i in 0..n {
+        if unsafe { (api.is_generated)(textpage, i) } != 0 {
+            continue;
+        }
+        let angle = f64::from(unsafe { (api.get_char_angle)(textpage, i) });
+        if angle >= 0.0 {
+            let q = (angle / (std::f64::consts::PI / 2.0) + 0.5).floor();
+            // Python's `int(...) % 4`; an angle too large to be a turn (or NaN) is not counted.
+            if q.is_finite() && q.abs() < 1e15 {
+                // PDFium measures the angle clockwise (as the page is seen, y down).
+                votes[(-(q as i64)).rem_euclid(4) as usize] += 1;
+            }
+        }
+    }
+    let mut best = 0;
+    for k in 1..4 {
+        if votes[k] > votes[best] {
+            best = k;
+        }
+    }
+    best as u8
+}
+
+/// `turn_box` of the Python module: a box `[x0, top, x1, bottom]` of a `width` x `height`
+/// frame, in the frame turned clockwise by `quarter` quarter turns.
+pub fn turn_box(b: [f64; 4], quarter: u8, width: f64, height: f64) -> [f64; 4] {
+    let [x0, top, x1, bottom] = b;
+    match quarter % 4 {
+        1 => [height - bottom, x0, height - top, x1],
+        2 => [width - x1, height - bottom, width - x0, height - top],
+        3 => [top, width - x1, bottom, width - x0],
+        _ => b,
+    }
+}
+
+/// `turn` of the Python module: a `width` x `height` page's content turned clockwise by
+/// `quarter` quarter turns, so text drawn turned counterclockwise by as many reads upright.
+/// A generated character keeps its zero box.
+pub fn turn(chars: &mut [Char], graphics: &mut [Graphic], quarter: u8, width: f64, height: f64) {
+    if quarter % 4 == 0 {
+        return;
+    }
+    for c in chars.iter_mut().filter(|c| c.flags & GENERATED == 0) {
+        [c.x0, c.top, c.x1, c.bottom] =
+            turn_box([c.x0, c.top, c.x1, c.bottom], quarter, width, height);
+    }
+    for g in graphics.iter_mut() {
+        [g.x0, g.top, g.x1, g.bottom] =
+            turn_box([g.x0, g.top, g.x1, g.bottom], quarter, width, height);
+    }
 }
 
 /// The character PDFium's code point stands for: U+0000 is a space, a code point that is not
@@ -479,6 +548,37 @@ mod tests {
         assert_eq!(font_flags("", -1, -1), BOLD | MONO);
         // Full Unicode lowercasing, as `str.lower`: the Kelvin sign is a `k`.
         assert_eq!(font_flags("BLAC\u{212A}", 0, 400), BOLD);
+    }
+
+    #[test]
+    fn turns() {
+        let b = [10.0, 20.0, 30.0, 40.0];
+        assert_eq!(turn_box(b, 0, 100.0, 200.0), b);
+        assert_eq!(turn_box(b, 1, 100.0, 200.0), [160.0, 10.0, 180.0, 30.0]);
+        assert_eq!(turn_box(b, 2, 100.0, 200.0), [70.0, 160.0, 90.0, 180.0]);
+        assert_eq!(turn_box(b, 3, 100.0, 200.0), [20.0, 70.0, 40.0, 90.0]);
+        // Four quarter turns (the frame's sides swapping each time) come back.
+        let mut x = b;
+        let (mut w, mut h) = (100.0, 200.0);
+        for _ in 0..4 {
+            x = turn_box(x, 1, w, h);
+            (w, h) = (h, w);
+        }
+        assert_eq!(x, b);
+        // A drawn character turns; a generated one keeps its box.
+        let at = |flags| Char {
+            ch: 'a',
+            x0: 10.0,
+            top: 20.0,
+            x1: 30.0,
+            bottom: 40.0,
+            size: 9.0,
+            flags,
+        };
+        let mut chars = [at(0), at(GENERATED)];
+        turn(&mut chars, &mut [], 1, 100.0, 200.0);
+        let boxes = chars.map(|c| [c.x0, c.top, c.x1, c.bottom]);
+        assert_eq!(boxes, [[160.0, 10.0, 180.0, 30.0], b]);
     }
 
     #[test]

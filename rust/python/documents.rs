@@ -16,7 +16,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::documents::layout::{page_items, Item};
-use crate::documents::pdfium::{page_content, Api, Char, Graphic};
+use crate::documents::pdfium::{page_content, text_quarter, turn, Api, Char, Graphic};
 
 use super::guard::{contain, detached};
 
@@ -112,9 +112,12 @@ pub(super) fn pdf_page_content(
     })
 }
 
-/// One page's items, as `page_items(*page_content(...), width)` of `_pure.documents` gives them
-/// (arguments as for `pdf_page_content`, and the page's `width`).
+/// One page's items, as `page_items(*turn(*page_content(...), quarter, width, height), w)` of
+/// `_pure.documents` gives them (arguments as for `pdf_page_content`, and the page's `width`
+/// in its own frame; `quarter`, the clockwise quarter turns that set its text upright, and `w`
+/// the width after them).
 #[pyfunction]
+#[pyo3(signature = (functions, page, textpage, width, height, quarter = 0))]
 pub(super) fn pdf_page_items(
     py: Python<'_>,
     functions: Vec<usize>,
@@ -122,10 +125,34 @@ pub(super) fn pdf_page_items(
     textpage: usize,
     width: f64,
     height: f64,
+    quarter: u8,
 ) -> PyResult<Vec<ItemRow>> {
     contain(py, || {
-        let (chars, graphics) = read_page(&functions, page, textpage, height)?;
-        lay_out(py, &chars, &graphics, width)
+        let (mut chars, mut graphics) = read_page(&functions, page, textpage, height)?;
+        turn(&mut chars, &mut graphics, quarter, width, height);
+        let wide = if quarter % 2 == 1 { height } else { width };
+        lay_out(py, &chars, &graphics, wide)
+    })
+}
+
+/// `text_quarter` of `_pure.documents.pdfium`: the quarter turns (counterclockwise) of most of
+/// the page's characters (arguments as for `pdf_page_content`).
+#[pyfunction]
+pub(super) fn pdf_text_quarter(
+    py: Python<'_>,
+    functions: Vec<usize>,
+    textpage: usize,
+) -> PyResult<u8> {
+    contain(py, || {
+        let api =
+            Api::new(&functions).map_err(|e| PyValueError::new_err(format!("functions: {e}")))?;
+        if textpage == 0 {
+            return Err(PyValueError::new_err(
+                "textpage must be the address of a PDFium handle, got 0",
+            ));
+        }
+        // SAFETY: as in `read_page`.
+        Ok(unsafe { text_quarter(&api, textpage as *mut c_void) })
     })
 }
 

@@ -114,6 +114,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantic::semantic_lc_sentences, m)?)?;
     m.add_function(wrap_pyfunction!(documents::pdf_page_content, m)?)?;
     m.add_function(wrap_pyfunction!(documents::pdf_page_items, m)?)?;
+    m.add_function(wrap_pyfunction!(documents::pdf_text_quarter, m)?)?;
     m.add_function(wrap_pyfunction!(documents::pdf_layout_items, m)?)?;
     li_split::register(m)?;
     Ok(())

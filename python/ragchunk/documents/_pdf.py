@@ -11,11 +11,13 @@ the whole document:
   smaller than the body text, are ``header``/``footer`` sections, kept out of the body;
 * lines of one column closer than about a line height, in the same font size, join into a
   paragraph, which runs on into the next column or page unless its last line ends a
-  sentence (a line ending in a hyphen joins without a space); a line starting with a bullet
+  sentence (a line ending in a hyphen joins without a space, the hyphen dropped where it
+  broke a word, see ``_hyphens``); a line starting with a bullet
   or a number ("• ", "3. ") starts a list item;
 * lines in a font larger than the body's most common size are titles (a size some bold line
   has, a quarter larger, or a little larger in short lines that hold few of the characters),
-  the largest size level 1; a title runs on only at its own line spacing; lines that start
+  the largest size level 1, and a numbered title (``1.2``) one level below the titles of
+  the numbering above it (``1``); a title runs on only at its own line spacing; lines that start
   in a fixed-pitch font are code;
 * a line starting "Figure N:", "Table N:", "图 N：" starts a caption;
 * a page with no text line or table has ``has_text_layer=False`` (``Page.needs_ocr``) and
@@ -25,13 +27,16 @@ the whole document:
   of them carry ``metadata["ocr"] = True``. A page whose OCR raises or times out is left
   out, its number and the reason in ``metadata["ocr_failed"]``.
 
-Boxes are ``(x0, top, x1, bottom)`` in points from the page's top-left corner, one per page
-and column a paragraph spans.
+Boxes are ``(x0, top, x1, bottom)`` in points from the top-left corner of the page as
+displayed (after its ``/Rotate``), one per page and column a paragraph spans. A page is laid
+out in the frame where most of its characters read upright (a page turned by ``/Rotate``, or
+text drawn turned on the page, reads in its own direction), and its boxes turned back.
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import re
 from collections import Counter
@@ -40,8 +45,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._pure.documents.layout import page_items
-from .._pure.documents.pdfium import BOLD, MONO, function_table, page_content
+from .._pure.documents.pdfium import (
+    BOLD,
+    MONO,
+    function_table,
+    page_content,
+    text_quarter,
+    turn,
+    turn_box,
+)
 from ..core import dispatch
+from ._hyphens import ENDS, Hyphens
 from ._model import Box, Document, Page, Section
 from ._ocr import layout_chars, run_ocr
 from ._safety import DocumentError
@@ -58,6 +72,8 @@ _CAPTION = re.compile(
     r"^\s*(fig(ure)?\.?|table|图|表|図|그림|표|рис(унок|\.)?|табл(ица|\.)?)\s*\d+\s*[:.：\-–—]",
     re.I,
 )
+# A section number opening a title: "2 ", "2.1 ", "2.1.3. " (at most three digits a part).
+_NUMBERED = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,3})*)\.?\s+\S")
 _FURNITURE_BAND = 0.09
 # Pages read before the PDF is opened afresh (see parse_pdf).
 _REOPEN = 64
@@ -90,19 +106,41 @@ def _import() -> Any:
     return pypdfium2
 
 
-def _page_lines(pdfium: Any, page: Any, number: int, width: float, height: float) -> list[_Line]:
-    """The page's lines, tables and figures in reading order, as :class:`_Line` items."""
+# How a page's layout frame (where its text reads upright) is turned into the page as
+# displayed: clockwise quarter turns, and the layout frame's width and height.
+_Frame = tuple[int, float, float]
+
+
+def _page_lines(
+    pdfium: Any, page: Any, number: int, width: float, height: float
+) -> tuple[list[_Line], _Frame]:
+    """The page's lines, tables and figures in reading order, as :class:`_Line` items, in
+    the frame where most of its text reads upright; and how that frame turns into the page
+    as displayed (``width`` x ``height``, after ``/Rotate``)."""
+    shown = page.get_rotation() // 90 % 4
+    own_w, own_h = (height, width) if shown % 2 else (width, height)
     textpage = page.get_textpage()
+    raw = pdfium.raw
     try:
+        quarter = dispatch.run_exact(
+            lambda core: core.pdf_text_quarter(_functions(raw), _address(textpage.raw)),
+            lambda: text_quarter(raw, textpage.raw),
+        )
+        read_w, read_h = (own_h, own_w) if quarter % 2 else (own_w, own_h)
         items = dispatch.run_exact(
             lambda core: core.pdf_page_items(
-                _functions(pdfium.raw), _address(page.raw), _address(textpage.raw), width, height
+                _functions(raw), _address(page.raw), _address(textpage.raw), own_w, own_h,
+                quarter,
             ),
-            lambda: page_items(*page_content(pdfium.raw, page.raw, textpage.raw, height), width),
-        )
+            lambda: page_items(
+                *turn(*page_content(raw, page.raw, textpage.raw, own_h), quarter, own_w, own_h),
+                read_w,
+            ),
+        )  # fmt: skip
     finally:
         textpage.close()
-    return _as_lines(items, number)
+    frame = ((shown - quarter) % 4, read_w, read_h)
+    return _as_lines(items, number), frame
 
 
 def _as_lines(items: Iterable[Any], number: int, ocr: bool = False) -> list[_Line]:
@@ -123,7 +161,25 @@ def _as_lines(items: Iterable[Any], number: int, ocr: bool = False) -> list[_Lin
             ocr=ocr,
         )
         for kind, text, x0, top, x1, bottom, size, flags, column, rows in items
+        # A line of control characters only has no text left.
+        if text or kind != "line"
     ]
+
+
+def _displayed(sections: list[Section], frames: dict[int, _Frame]) -> list[Section]:
+    """The sections with their boxes turned from each page's layout frame into the page as
+    displayed."""
+    out = []
+    for sec in sections:
+        if all(frames.get(b.page, (0,))[0] == 0 for b in sec.boxes):
+            out.append(sec)
+            continue
+        boxes = []
+        for b in sec.boxes:
+            q, w, h = frames.get(b.page, (0, 0.0, 0.0))
+            boxes.append(Box(b.page, *turn_box(b.x0, b.top, b.x1, b.bottom, q, w, h)))
+        out.append(dataclasses.replace(sec, boxes=tuple(boxes)))
+    return out
 
 
 def _address(handle: Any) -> int:
@@ -218,6 +274,7 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         reverse=True,
     )
     level = {s: min(i + 1, 6) for i, s in enumerate(big)}
+    hyphens = Hyphens(ln.text for ln in body if ln.kind == "line" and not ln.mono)
     out: list[Section] = []
     para: list[_Line] = []
     kind = "text"
@@ -230,7 +287,7 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         boxes: list[Box] = []
         indents = _code_indents(para) if kind == "code" else None
         for i, ln in enumerate(para):
-            if boxes and ln.page == boxes[-1].page and ln.column == para[0].column:
+            if boxes and ln.page == boxes[-1].page and ln.column == para[i - 1].column:
                 b = boxes[-1]
                 boxes[-1] = Box(
                     b.page, min(b.x0, ln.x0), min(b.top, ln.top), max(b.x1, ln.x1),
@@ -244,8 +301,8 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
                 text = line
             elif kind == "code":
                 text += "\n" + line
-            elif text.endswith("-"):
-                text += ln.text
+            elif text.endswith(ENDS):
+                text = hyphens.join(text, ln.text)
             else:
                 text += " " + ln.text
         meta: dict[str, Any] = {"box_offsets": offsets} if len(boxes) > 1 else {}
@@ -327,6 +384,27 @@ def _sections(pages: list[list[_Line]], heights: list[float]) -> list[Section]:
         furniture_of(lines, height, "footer")
     flush()
     out.extend(pending)
+    return _numbered_levels(out)
+
+
+def _numbered_levels(sections: list[Section]) -> list[Section]:
+    """Heading levels from the titles' own numbering where the document numbers them: a
+    title numbered ``1.2`` is one level below the ``1`` titles (whose level the font sizes
+    gave), ``1.2.3`` two, whatever their sizes (sections and subsections are often set in one
+    size, or at the body size in bold); unnumbered titles keep their levels."""
+    numbered = [
+        (i, m.group(1).count(".") + 1)
+        for i, sec in enumerate(sections)
+        if sec.kind == "title" and sec.level is not None and (m := _NUMBERED.match(sec.text))
+    ]
+    depths = {d for _, d in numbered}
+    if len(numbered) < 2 or len(depths) < 2:
+        return sections
+    tops = Counter(sections[i].level for i, d in numbered if d == min(depths))
+    base = tops.most_common(1)[0][0] or 1
+    out = list(sections)
+    for i, d in numbered:
+        out[i] = dataclasses.replace(out[i], level=min(6, base + d - min(depths)))
     return out
 
 
@@ -373,6 +451,7 @@ def parse_pdf(
             if p > count:
                 raise ValueError(f"pages[{i}] is {p}, but the PDF has {count} pages")
         page_list: list[Page] = []
+        frames: dict[int, _Frame] = {}
         lines: list[list[_Line]] = []
         heights: list[float] = []
         failed: dict[int, str] = {}
@@ -385,7 +464,7 @@ def parse_pdf(
             try:
                 page = pdf[number - 1]
                 width, height = page.get_size()
-                found = _page_lines(pdfium, page, number, width, height)
+                found, frames[number] = _page_lines(pdfium, page, number, width, height)
                 info = Page(
                     number,
                     width,
@@ -398,9 +477,11 @@ def parse_pdf(
                     found = [
                         ln for ln in found if (ln.x1 - ln.x0) * (ln.bottom - ln.top) < 0.8 * area
                     ]
+                    # OCR reads the page as displayed: its lines go into the layout frame.
                     read, reason = _ocr_lines(ocr, page, info, ocr_timeout)
                     if reason is None:
-                        found = read + found
+                        q = -frames[number][0]
+                        found = [_turned(ln, q, width, height) for ln in read] + found
                     else:
                         failed[number] = reason
                 page.close()
@@ -408,11 +489,11 @@ def parse_pdf(
                 raise DocumentError(filename, f"unreadable page ({exc})", page=number) from exc
             page_list.append(info)
             lines.append(found)
-            heights.append(height)
+            heights.append(frames[number][2])
         meta_raw = pdf.get_metadata_dict()
     finally:
         pdf.close()
-    sections = _sections(lines, heights)
+    sections = _displayed(_sections(lines, heights), frames)
     meta = {
         "title": meta_raw.get("Title") or None,
         "author": meta_raw.get("Author") or None,
@@ -427,6 +508,13 @@ def parse_pdf(
     doc = Document(sections, page_list, meta, format="pdf", filename=filename)
     doc._renderer = functools.partial(_render, data, password, filename)
     return doc
+
+
+def _turned(ln: _Line, quarter: int, width: float, height: float) -> _Line:
+    """A line of a ``width`` x ``height`` frame in that frame turned by ``quarter`` clockwise
+    quarter turns."""
+    x0, top, x1, bottom = turn_box(ln.x0, ln.top, ln.x1, ln.bottom, quarter % 4, width, height)
+    return dataclasses.replace(ln, x0=x0, top=top, x1=x1, bottom=bottom)
 
 
 def _ocr_lines(

@@ -213,7 +213,7 @@ pub(super) fn index(edges: &[f64], v: f64) -> usize {
 }
 
 /// `_cell_text`: a cell's lines, top to bottom (by whole points) and left to right, joined
-/// by spaces (none after a hyphen).
+/// by spaces (none after a hyphen; a line-end U+2010 is dropped, the word joined).
 pub(super) fn cell_text(cx: &Cx, chars: &[Char]) -> String {
     let mut items: Vec<Item> = lines(cx, chars)
         .iter()
@@ -227,7 +227,10 @@ pub(super) fn cell_text(cx: &Cx, chars: &[Char]) -> String {
     });
     let mut out = String::new();
     for ln in &items {
-        if !out.is_empty() && !out.ends_with('-') {
+        // A word broken with the hyphen an engine draws at a break (U+2010) is joined whole.
+        if out.ends_with('\u{2010}') {
+            out.pop();
+        } else if !out.is_empty() && !out.ends_with('-') {
             out.push(' ');
         }
         out.push_str(&ln.text);

@@ -108,9 +108,18 @@ pub(super) fn line_item(cx: &Cx, cs: &[Char]) -> Item {
         .iter()
         .filter(|c| c.flags & GENERATED == 0 && !cx.is_space(c.ch))
         .collect();
+    // A soft hyphen at the end of the line is where the word was broken: it stays, as the
+    // hyphen it was drawn as (U+2010), for the paragraph to join the word.
+    let last = cs
+        .iter()
+        .rposition(|c| c.flags & GENERATED == 0 && !cx.is_space(c.ch));
     let mut joined = String::with_capacity(cs.len());
-    for c in cs {
-        push_normal(&mut joined, c.ch);
+    for (i, c) in cs.iter().enumerate() {
+        if Some(i) == last && c.ch == '\u{AD}' {
+            joined.push('\u{2010}');
+        } else {
+            push_normal(&mut joined, c.ch);
+        }
     }
     let text = cx.strip(&joined);
     let text = if text.contains("  ") {

@@ -24,9 +24,11 @@
 //! The steps, one module each: `python_rules` (Python's semantics spelled out, with the
 //! generated Unicode tables), `lines` (characters into lines), `tables` (rules, grid and
 //! rule-only tables), `cells` (a table's characters into its cells), `figures` (images
-//! and drawings) and `order` (reading order, columns).
+//! and drawings), `columns` (three columns or more, from the page's gutters) and `order`
+//! (reading order, columns).
 
 mod cells;
+mod columns;
 mod figures;
 mod lines;
 mod order;

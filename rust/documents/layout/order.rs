@@ -1,5 +1,6 @@
 //! Reading order: rows of items top to bottom, and two columns when the page has them.
 
+use super::columns::{columns, LABELS};
 use super::python_rules::*;
 use super::{Item, Kind};
 
@@ -39,6 +40,36 @@ pub(super) fn rows(mut items: Vec<Item>) -> Vec<Item> {
     out
 }
 
+/// `_by_columns`: items in reading order by their columns, left to right, between the items
+/// that cross a gutter.
+fn by_columns(items: Vec<Item>, ks: &[i64]) -> Vec<Item> {
+    let items: Vec<Item> = items
+        .into_iter()
+        .zip(ks)
+        .map(|(mut it, &k)| {
+            it.column = if k >= 0 { LABELS[k as usize] } else { "span" };
+            it
+        })
+        .collect();
+    let mut out: Vec<Item> = Vec::new();
+    let mut held: Vec<Vec<Item>> = vec![Vec::new(); LABELS.len()];
+    for it in rows(items) {
+        if it.column == "span" {
+            for col in held.iter_mut() {
+                out.append(col);
+            }
+            out.push(it);
+        } else {
+            let k = LABELS.iter().position(|&l| l == it.column).unwrap_or(0);
+            held[k].push(it);
+        }
+    }
+    for col in held.iter_mut() {
+        out.append(col);
+    }
+    out
+}
+
 /// `_order`: reading order, two columns when the page has them.
 pub(super) fn order(mut items: Vec<Item>, width: f64) -> Vec<Item> {
     let mid = width / 2.0;
@@ -70,6 +101,15 @@ pub(super) fn order(mut items: Vec<Item>, width: f64) -> Vec<Item> {
     } else {
         4.0 * heights[heights.len() / 2]
     };
+    // Three columns or more, by the page's gutters (two by the middle, as below).
+    let gap = if heights.is_empty() {
+        0.0
+    } else {
+        heights[heights.len() / 2]
+    };
+    if let Some(ks) = columns(&items, gap, least) {
+        return by_columns(items, &ks);
+    }
     let (mut left, mut right) = (0.0f64, 0.0f64);
     for (it, &c) in items.iter().zip(&cols) {
         match c {

@@ -168,14 +168,28 @@ pub(super) fn is_digit(ch: char) -> bool {
         .is_ok()
 }
 
-/// `normal(ch)` of the Python twin appended to `out`: PDFium's line-end hyphen (U+FFFE) as `-`,
-/// ligatures and presentation forms by NFKC.
+/// `normal(ch)` of the Python twin appended to `out`: PDFium's reports of a hyphen ending a
+/// line (U+FFFE, and U+0002 for pdfTeX's and LibreOffice's hyphens) as `-`; a soft hyphen left
+/// out (`line_item` keeps one that ends a line, as U+2010); other control characters (Unicode
+/// category Cc) left out, or a space where Python counts them as whitespace; ligatures and
+/// presentation forms (U+FB00..=U+FB4F, U+FE10..=U+FEFF) by NFKC, and nothing else.
 pub(super) fn push_normal(out: &mut String, ch: char) {
-    if ch == '\u{FFFE}' {
-        out.push('-');
+    match ch {
+        '\u{FFFE}' | '\u{2}' => {
+            out.push('-');
+            return;
+        }
+        '\u{AD}' => return,
+        _ => {}
+    }
+    if ch <= '\u{1F}' || ('\u{7F}'..='\u{9F}').contains(&ch) {
+        // `ch.isspace()` of the control characters.
+        if matches!(ch, '\t'..='\r' | '\u{1C}'..='\u{1F}' | '\u{85}') {
+            out.push(' ');
+        }
         return;
     }
-    if ('\u{FB00}'..='\u{FB06}').contains(&ch) || ('\u{FE70}'..='\u{FEFF}').contains(&ch) {
+    if ('\u{FB00}'..='\u{FB4F}').contains(&ch) || ('\u{FE10}'..='\u{FEFF}').contains(&ch) {
         if let Ok(i) = NFKC.binary_search_by_key(&u32::from(ch), |&(code, _)| code) {
             out.push_str(NFKC[i].1);
             return;
@@ -264,9 +278,17 @@ mod tests {
     #[test]
     fn normal_forms() {
         let mut s = String::new();
-        for c in ['\u{FB01}', '\u{FFFE}', 'a', '\u{FEFB}', '\u{FEFF}'] {
+        for c in [
+            '\u{FB01}', '\u{FFFE}', 'a', '\u{FEFB}', '\u{FEFF}', '\u{2}', '\u{AD}',
+        ] {
             push_normal(&mut s, c);
         }
-        assert_eq!(s, "fi-a\u{0644}\u{0627}\u{FEFF}");
+        assert_eq!(s, "fi-a\u{0644}\u{0627}\u{FEFF}-");
+        // Control characters: whitespace ones as a space, the others left out.
+        let mut s = String::new();
+        for c in ['\u{7}', '\t', '\u{1F}', '\u{9F}', '\u{85}', '\u{FE35}'] {
+            push_normal(&mut s, c);
+        }
+        assert_eq!(s, "   (");
     }
 }

@@ -33,7 +33,8 @@ How it is done:
   height from the line's first character, goes backwards, or jumps further than 40 pt.
   PDFium's own line breaks count only where the geometry agrees (PDFium also breaks inside
   CJK lines); elsewhere they are a space if there is a gap.
-* **Reading order**: top to bottom; a page is two columns when at least half its lines keep
+* **Reading order**: top to bottom; a page of three to six columns is read by its gutters
+  (:mod:`.columns`); else a page is two columns when at least half its lines keep
   to one side of the middle and each side holds at least four lines' height of text, tables
   or figures; then the left column is read first, between items that span the middle.
   Tables and figures are read where they start.
@@ -55,6 +56,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from .columns import LABELS, columns
 from .pdfium import BOLD, BREAK, GENERATED, IMAGE, MONO, PATH, STRAIGHT, STROKE, Char, Graphic
 
 __all__ = ["Item", "page_items", "sum_left"]
@@ -88,15 +90,24 @@ def sum_left(values: Sequence[float]) -> float:
 
 
 def normal(ch: str) -> str:
-    """A character as it goes into text: PDFium's line-end hyphen (U+FFFE) as ``-``,
-    ligatures and presentation forms by NFKC.
+    """A character as it goes into text: PDFium's reports of a hyphen ending a line (U+FFFE,
+    and U+0002, which it gives for pdfTeX's and LibreOffice's hyphens) as ``-``; a soft hyphen
+    (U+00AD) left out (:func:`_line_item` keeps one that ends a line, as U+2010); other control
+    characters left out, or a space where Python counts them as whitespace; ligatures and
+    presentation forms (U+FB00..U+FB4F, U+FE10..U+FEFF) by NFKC, and nothing else.
 
-    >>> normal("\\ufb01"), normal("\\ufffe"), normal("a")
-    ('fi', '-', 'a')
+    >>> normal("\\ufb01"), normal("\\ufffe"), normal("\\x02"), normal("\\xad"), normal("a")
+    ('fi', '-', '-', '', 'a')
+    >>> normal("\\x07"), normal("\\t")
+    ('', ' ')
     """
-    if ch == "\ufffe":
+    if ch in "\ufffe\x02":
         return "-"
-    if "\ufb00" <= ch <= "\ufb06" or "\ufe70" <= ch <= "\ufeff":
+    if ch == "\xad":
+        return ""
+    if ch <= "\x1f" or "\x7f" <= ch <= "\x9f":
+        return " " if ch.isspace() else ""
+    if "\ufb00" <= ch <= "\ufb4f" or "\ufe10" <= ch <= "\ufeff":
         return unicodedata.normalize("NFKC", ch)
     return ch
 
@@ -168,7 +179,12 @@ def _lines(chars: Sequence[Char]) -> list[list[Char]]:
 
 def _line_item(cs: list[Char]) -> Item:
     body = [c for c in cs if not (c[6] & GENERATED) and not c[0].isspace()]
-    text = "".join(normal(c[0]) for c in cs).strip()
+    # A soft hyphen at the end of the line is where the word was broken: it stays, as the
+    # hyphen it was drawn as (U+2010), for the paragraph to join the word (see ``_pdf``).
+    last = max(i for i, c in enumerate(cs) if not (c[6] & GENERATED) and not c[0].isspace())
+    text = "".join(
+        "\u2010" if i == last and c[0] == "\xad" else normal(c[0]) for i, c in enumerate(cs)
+    ).strip()
     return (
         "line",
         " ".join(text.split()) if "  " in text else text,
@@ -571,7 +587,10 @@ def _cell_text(chars: list[Char]) -> str:
     lines = sorted(_cell_lines(chars), key=lambda ln: (round(ln[3]), ln[2]))
     out = ""
     for ln in lines:
-        if out and not out.endswith("-"):
+        # A word broken with the hyphen an engine draws at a break (U+2010) is joined whole.
+        if out.endswith("\u2010"):
+            out = out[:-1]
+        elif out and not out.endswith("-"):
             out += " "
         out += ln[1]
     return out
@@ -699,6 +718,10 @@ def _order(items: list[Item], width: float) -> list[Item]:
         and tall["right"] >= least
         and tall["left"] >= least
     )
+    # Three columns or more, by the page's gutters (two by the middle, as below).
+    ks = columns(items, heights[len(heights) // 2] if heights else 0.0, least)
+    if ks is not None:
+        return _by_columns(items, ks)
     ordered = _rows(
         [(*it[:8], c if two else "span", it[9]) for it, c in zip(items, cols, strict=True)]
     )
@@ -714,6 +737,23 @@ def _order(items: list[Item], width: float) -> list[Item]:
         else:
             (left if it[8] == "left" else right).append(it)
     return out + left + right
+
+
+def _by_columns(items: list[Item], ks: list[int]) -> list[Item]:
+    """Items in reading order by their columns (:func:`.columns.columns`): the columns left to
+    right, between the items that cross a gutter."""
+    ordered = _rows(
+        [(*it[:8], LABELS[k] if k >= 0 else "span", it[9]) for it, k in zip(items, ks, strict=True)]
+    )
+    out: list[Item] = []
+    held: list[list[Item]] = [[] for _ in LABELS]
+    for it in ordered:
+        if it[8] == "span":
+            out += [x for col in held for x in col] + [it]
+            held = [[] for _ in LABELS]
+        else:
+            held[LABELS.index(it[8])].append(it)
+    return out + [x for col in held for x in col]
 
 
 # --------------------------------------------------------------------------- page

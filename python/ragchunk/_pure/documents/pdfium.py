@@ -14,11 +14,18 @@ twin reads the same values from the same PDFium functions without Python):
   ``(kind, x0, top, x1, bottom, flags)``: :data:`PATH`, :data:`IMAGE` or :data:`SHADING`,
   its bounds on the page, and :data:`FILL`, :data:`STROKE`, :data:`STRAIGHT` (a path of
   axis-aligned straight segments only: a rule or a rectangle) bits.
+
+Both are in the page's own frame (its user space, before ``/Rotate``). Text drawn turned on the
+page (a landscape table set sideways, a page whose content stream turns everything and whose
+``/Rotate`` turns it back) is laid out where it reads upright: :func:`text_quarter` gives the
+turn of most of the page's characters, :func:`turn` the content in the frame that undoes it,
+and :func:`turn_box` maps a box between frames (the layout's boxes into the page as displayed).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any
 
 __all__ = [
@@ -38,6 +45,9 @@ __all__ = [
     "font_flags",
     "function_table",
     "page_content",
+    "text_quarter",
+    "turn",
+    "turn_box",
 ]
 
 GENERATED, BREAK, BOLD, MONO = 1, 2, 4, 8
@@ -76,6 +86,7 @@ FUNCTIONS = (
     "FPDFPath_GetPathSegment",
     "FPDFPathSegment_GetType",
     "FPDFPathSegment_GetPoint",
+    "FPDFText_GetCharAngle",
 )
 
 
@@ -150,6 +161,65 @@ def _chars(raw: Any, tp: Any, height: float) -> list[Char]:
             (ch, left.value, height - top.value, right.value, height - bottom.value, size, flags)
         )
     return out
+
+
+def text_quarter(raw: Any, tp: Any) -> int:
+    """The quarter turns (counterclockwise, 0 to 3) by which most of the page's characters
+    are drawn turned (PDFium's ``FPDFText_GetCharAngle``, which is clockwise, each rounded to
+    the nearest quarter; generated characters and failures aside; on a tie the least turn)."""
+    votes = [0, 0, 0, 0]
+    for i in range(raw.FPDFText_CountChars(tp)):
+        if raw.FPDFText_IsGenerated(tp, i):
+            continue
+        angle = raw.FPDFText_GetCharAngle(tp, i)
+        if angle >= 0 and math.isfinite(angle):
+            q = math.floor(angle / (math.pi / 2) + 0.5)
+            # PDFium measures the angle clockwise (as the page is seen, y down).
+            if abs(q) < 1e15:  # an angle too large to be a turn is not counted
+                votes[-q % 4] += 1
+    return max(range(4), key=lambda k: (votes[k], -k))
+
+
+def turn_box(
+    x0: float, top: float, x1: float, bottom: float, quarter: int, width: float, height: float
+) -> tuple[float, float, float, float]:
+    """A box ``(x0, top, x1, bottom)`` of a ``width`` x ``height`` frame, in the frame turned
+    clockwise by ``quarter`` quarter turns (its size then ``height`` x ``width`` when odd).
+
+    >>> turn_box(10.0, 20.0, 30.0, 40.0, 1, 100.0, 200.0)
+    (160.0, 10.0, 180.0, 30.0)
+    >>> turn_box(10.0, 20.0, 30.0, 40.0, 2, 100.0, 200.0)
+    (70.0, 160.0, 90.0, 180.0)
+    """
+    q = quarter % 4
+    if q == 1:
+        return height - bottom, x0, height - top, x1
+    if q == 2:
+        return width - x1, height - bottom, width - x0, height - top
+    if q == 3:
+        return top, width - x1, bottom, width - x0
+    return x0, top, x1, bottom
+
+
+def turn(
+    chars: list[Char], graphics: list[Graphic], quarter: int, width: float, height: float
+) -> tuple[list[Char], list[Graphic]]:
+    """The content of a ``width`` x ``height`` page (:func:`page_content`) turned clockwise by
+    ``quarter`` quarter turns: text drawn turned counterclockwise by as many reads upright.
+    A generated character keeps its zero box."""
+    if quarter % 4 == 0:
+        return chars, graphics
+    out = []
+    for c in chars:
+        if c[6] & GENERATED:
+            out.append(c)
+        else:
+            out.append(
+                (c[0], *turn_box(c[1], c[2], c[3], c[4], quarter, width, height), c[5], c[6])
+            )
+    return out, [
+        (g[0], *turn_box(g[1], g[2], g[3], g[4], quarter, width, height), g[5]) for g in graphics
+    ]
 
 
 def _apply(m: _Matrix, x: float, y: float) -> tuple[float, float]:
