@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from llama_cases import idf, node_view
 from testdata import corpus_documents
 
 pytest.importorskip("llama_index.core")
@@ -35,25 +36,6 @@ QUIRKS = (
 )
 
 
-def idf(i: int, doc: Any) -> str:
-    return f"{doc.id_}-{i}"
-
-
-def view(nodes: list[Any]) -> list[tuple[Any, ...]]:
-    return [
-        (
-            n.id_,
-            n.text,
-            n.start_char_idx,
-            n.end_char_idx,
-            n.metadata,
-            sorted((str(k), v.node_id) for k, v in n.relationships.items()),
-            n.hash,
-        )
-        for n in nodes
-    ]
-
-
 def docs(texts: list[str]) -> list[Document]:
     return [Document(text=t, id_=f"d{i}", metadata={"k": i}) for i, t in enumerate(texts)]
 
@@ -68,7 +50,7 @@ def test_markdown_nodes_equal_llama_index(kwargs: dict[str, Any]) -> None:
     ours = MarkdownNodeParser(id_func=idf, **kwargs).get_nodes_from_documents(docs(texts))
     theirs = li.MarkdownNodeParser(id_func=idf, **kwargs).get_nodes_from_documents(docs(texts))
     assert len(ours) > len(texts)
-    assert view(ours) == view(theirs)
+    assert node_view(ours) == node_view(theirs)
 
 
 def test_markdown_from_defaults_node_and_metadata_off() -> None:

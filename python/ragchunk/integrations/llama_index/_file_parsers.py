@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.node_parser import MarkdownNodeParser as _LIMarkdownNodeParser
-from llama_index.core.node_parser.node_utils import build_nodes_from_splits
-from llama_index.core.schema import BaseNode, MetadataMode, TextNode
+from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
 from llama_index.core.utils import get_tqdm_iterable
 
 from ragchunk._pure.splitters import llama_index as pure
 from ragchunk.core import dispatch
+
+from ._nodes import build_nodes, postprocess
 
 __all__ = ["MarkdownNodeParser"]
 
@@ -47,7 +48,7 @@ class MarkdownNodeParser(_LIMarkdownNodeParser):
         # One build for all the sections (LlamaIndex builds, and hashes the whole document
         # for the SOURCE relationship, once per section), each id asked as split 0.
         id_func = self.id_func
-        nodes = build_nodes_from_splits(
+        nodes = build_nodes(
             [text for text, _ in sections], node, id_func=lambda _i, doc: id_func(0, doc)
         )
         if self.include_metadata:
@@ -74,3 +75,8 @@ class MarkdownNodeParser(_LIMarkdownNodeParser):
         ):
             out.extend(self._nodes_of(node, sections))
         return out
+
+    def _postprocess_parsed_nodes(
+        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
+    ) -> list[BaseNode]:
+        return postprocess(self, nodes, parent_doc_map)
