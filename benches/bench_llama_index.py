@@ -52,6 +52,12 @@ def documents(docs: list[str]) -> list[Any]:
     ]
 
 
+def _related(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_related(v) for v in value]
+    return (value.node_id, value.hash)
+
+
 def node_view(nodes: list[Any]) -> list[tuple[Any, ...]]:
     return [
         (
@@ -60,7 +66,7 @@ def node_view(nodes: list[Any]) -> list[tuple[Any, ...]]:
             n.start_char_idx,
             n.end_char_idx,
             n.metadata,
-            sorted((str(k), v.node_id) for k, v in n.relationships.items()),
+            sorted((str(k), _related(v)) for k, v in n.relationships.items()),
             n.hash,
         )
         for n in nodes
@@ -93,12 +99,32 @@ def test_bench_llama_index_nodes(
     assert node_view(got) == node_view(oracle.get_nodes_from_documents(documents(sample)))
 
 
+def hierarchical(cls: Any) -> Any:
+    """``cls.from_defaults()`` (sizes 2048, 512, 128) with every level's ids from ``ids``."""
+    parser = cls.from_defaults()
+    for level in parser.node_parser_map.values():
+        level.id_func = ids
+    return parser
+
+
 # The node parsers: (name, the drop-in's parser, LlamaIndex's, the documents they parse).
 NODE_PAIRS: list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[list[str]], Any]]] = [
     (
         "MarkdownNodeParser",
         lambda: ours.MarkdownNodeParser(id_func=ids),
         lambda: li.MarkdownNodeParser(id_func=ids),
+        documents,
+    ),
+    (
+        "SentenceWindowNodeParser",
+        lambda: ours.SentenceWindowNodeParser(id_func=ids),
+        lambda: li.SentenceWindowNodeParser(id_func=ids),
+        documents,
+    ),
+    (
+        "HierarchicalNodeParser",
+        lambda: hierarchical(ours.HierarchicalNodeParser),
+        lambda: hierarchical(li.HierarchicalNodeParser),
         documents,
     ),
 ]

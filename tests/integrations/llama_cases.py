@@ -39,3 +39,13 @@ def node_view(nodes: list[Any]) -> list[tuple[Any, ...]]:
         )
         for n in nodes
     ]
+
+
+def corpus_sample(limit: int | None = None) -> list[tuple[str, str]]:
+    """One corpus document per collection (every script), cut to ``limit`` characters."""
+    from testdata import corpus_documents
+
+    seen: dict[str, tuple[str, str]] = {}
+    for path, text in corpus_documents():
+        seen.setdefault(path.split("/")[0], (path, text[:limit]))
+    return list(seen.values())

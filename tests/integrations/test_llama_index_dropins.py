@@ -144,7 +144,7 @@ def test_nodes_with_metadata_and_relationships(ours_cls: Any, theirs: Any) -> No
         "include_prev_next_rel=False leaves only the source"
     )
     bare = ours_cls(chunk_size=64, chunk_overlap=8, include_metadata=False)
-    assert node_view(bare.get_nodes_from_documents(documents(texts)))[0][4] == {}
+    assert bare.get_nodes_from_documents(documents(texts))[0].metadata == {}
 
 
 @pytest.mark.parametrize(("ours_cls", "theirs"), PAIRS, ids=PAIR_IDS)

@@ -8,8 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from llama_cases import idf, node_view
-from testdata import corpus_documents
+from llama_cases import corpus_sample, idf, node_view
 
 pytest.importorskip("llama_index.core")
 
@@ -18,15 +17,7 @@ from llama_index.core import node_parser as li
 from llama_index.core.schema import TextNode
 from ragchunk.integrations.llama_index import MarkdownNodeParser
 
-
-def _one_per_collection() -> list[tuple[str, str]]:
-    seen: dict[str, tuple[str, str]] = {}
-    for path, text in corpus_documents():
-        seen.setdefault(path.split("/")[0], (path, text))
-    return list(seen.values())
-
-
-CORPUS = _one_per_collection()
+CORPUS = corpus_sample()
 
 QUIRKS = (
     "lead text\n#NotHeader\n# Top\nbody\n##\tTabbed title  \n"

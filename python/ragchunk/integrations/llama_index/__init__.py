@@ -17,6 +17,10 @@ ragchunk chunker.
   returns the same nodes (text, ``header_path``, offsets, relationships, ids), its sections
   found in Rust.
 
+* :class:`SentenceWindowNodeParser` (its sentences found by the Rust core's Punkt) and
+  :class:`HierarchicalNodeParser` (each level cut by the ``SentenceSplitter`` drop-in) take
+  LlamaIndex's arguments and return the same nodes, relationships and hashes.
+
 * :class:`RagchunkNodeParser` turns any ragchunk chunker into a ``NodeParser`` whose nodes
   carry the chunk's exact offsets (LlamaIndex's own parsers search for each node's text in
   the document).
@@ -48,7 +52,15 @@ from ._counting import _punkt_mirrored as _punkt_mirrored
 from ._dropins import SentenceSplitter, TokenTextSplitter
 from ._file_parsers import MarkdownNodeParser
 from ._node_parser import RagchunkNodeParser
+from ._relational import HierarchicalNodeParser, SentenceWindowNodeParser
 
-__all__ = ["MarkdownNodeParser", "RagchunkNodeParser", "SentenceSplitter", "TokenTextSplitter"]
+__all__ = [
+    "HierarchicalNodeParser",
+    "MarkdownNodeParser",
+    "RagchunkNodeParser",
+    "SentenceSplitter",
+    "SentenceWindowNodeParser",
+    "TokenTextSplitter",
+]
 
 _ = ragchunk  # the doctests name ragchunk's chunkers

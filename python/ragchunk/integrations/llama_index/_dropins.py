@@ -14,7 +14,7 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.constants import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from llama_index.core.node_parser.interface import MetadataAwareTextSplitter
-from llama_index.core.node_parser.node_utils import build_nodes_from_splits, default_id_func
+from llama_index.core.node_parser.node_utils import default_id_func
 from llama_index.core.node_parser.text.sentence import (
     CHUNKING_REGEX,
     DEFAULT_PARAGRAPH_SEP,
@@ -42,6 +42,7 @@ from ._counting import (
     _punkt_mirrored,
     _rust_punkt,
 )
+from ._nodes import build_nodes, postprocess
 
 __all__ = ["SentenceSplitter", "TokenTextSplitter"]
 
@@ -133,8 +134,13 @@ class _DropIn(MetadataAwareTextSplitter):
         for node, chunks in zip(
             get_tqdm_iterable(nodes, show_progress, "Parsing nodes"), splits, strict=True
         ):
-            out.extend(build_nodes_from_splits(chunks, node, id_func=self.id_func))
+            out.extend(build_nodes(chunks, node, id_func=self.id_func))
         return out
+
+    def _postprocess_parsed_nodes(
+        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
+    ) -> list[BaseNode]:
+        return postprocess(self, nodes, parent_doc_map)
 
     # batches
     def _split_many_aware(self, texts: list[str], metadata_strs: list[str]) -> list[list[str]]:

@@ -31,7 +31,7 @@ from llama_index.core.schema import (
     TextNode,
 )
 
-__all__ = ["build_nodes", "postprocess", "related"]
+__all__ = ["Hasher", "build_nodes", "postprocess", "related"]
 
 _SOURCE = NodeRelationship.SOURCE
 _PREVIOUS = NodeRelationship.PREVIOUS
@@ -101,7 +101,53 @@ def build_nodes(
     return out
 
 
-def related(node: TextNode) -> RelatedNodeInfo:
+class Hasher:
+    """``TextNode.hash`` (sha256 of ``text + str(metadata)``), remembering what repeats
+    between the hashes of one call: a node is hashed twice (its neighbours' ``NEXT`` and
+    ``PREVIOUS`` records, before and after its metadata is merged with the document's), and
+    its metadata's values (a sentence window: seven sentences) are the same objects both
+    times. ``str(dict)`` is ``"{" + ", ".join(f"{k!r}: {v!r}") + "}"``, so each value's
+    ``repr`` is taken once and the text's bytes are hashed once, the digest state copied.
+    A metadata dict holding a container is hashed whole (its ``repr`` guards recursion).
+
+    >>> node = TextNode(text="x", metadata={"k": 1, "w": "it's"})
+    >>> Hasher().digest(node) == node.hash
+    True
+    """
+
+    def __init__(self) -> None:
+        self._reprs: dict[int, tuple[Any, str]] = {}
+        self._heads: dict[int, tuple[str, Any]] = {}
+
+    def digest(self, node: TextNode) -> str:
+        fields = node.__dict__
+        text: str = fields["text"]
+        metadata: dict[str, Any] = fields["metadata"]
+        head = self._heads.get(id(text))
+        if head is None or head[0] is not text:
+            head = (text, sha256(text.encode("utf-8", "surrogatepass")))
+            self._heads[id(text)] = head
+        state = head[1].copy()
+        parts = []
+        reprs = self._reprs
+        for key, value in metadata.items():
+            if isinstance(value, _CONTAINERS) or isinstance(key, _CONTAINERS):
+                state = head[1].copy()
+                state.update(str(metadata).encode("utf-8", "surrogatepass"))
+                return str(state.hexdigest())
+            seen = reprs.get(id(value))
+            if seen is None or seen[0] is not value:
+                seen = (value, repr(value))
+                reprs[id(value)] = seen
+            parts.append(f"{key!r}: {seen[1]}")
+        state.update(("{" + ", ".join(parts) + "}").encode("utf-8", "surrogatepass"))
+        return str(state.hexdigest())
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def related(node: TextNode, hasher: Hasher | None = None) -> RelatedNodeInfo:
     """``node.as_related_node_info()`` for a plain ``TextNode``.
 
     >>> node = TextNode(text="x", id_="n", metadata={"k": 1})
@@ -112,7 +158,11 @@ def related(node: TextNode) -> RelatedNodeInfo:
         return node.as_related_node_info()
     fields = node.__dict__
     metadata = fields["metadata"]
-    digest = sha256((fields["text"] + str(metadata)).encode("utf-8", "surrogatepass")).hexdigest()
+    if hasher is None:
+        text = fields["text"] + str(metadata)
+        digest = sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    else:
+        digest = hasher.digest(node)
     info = {
         "node_id": fields["id_"],
         "node_type": _TEXT,
@@ -175,6 +225,7 @@ def postprocess(
     include_metadata = parser.include_metadata
     include_rel = parser.include_prev_next_rel
     positions: dict[str, int] = {}
+    hasher = Hasher()
     sources: list[RelatedNodeInfo | None] = [_source_of(n) for n in nodes]
     last = len(nodes) - 1
     for i, node in enumerate(nodes):
@@ -205,11 +256,11 @@ def postprocess(
                 if i > 0:
                     before = sources[i - 1]
                     if before is not None and before.node_id == mine.node_id:
-                        fields["relationships"][_PREVIOUS] = related(nodes[i - 1])  # type: ignore[arg-type]
+                        fields["relationships"][_PREVIOUS] = related(nodes[i - 1], hasher)  # type: ignore[arg-type]
                 if i < last:
                     after = sources[i + 1]
                     if after is not None and after.node_id == mine.node_id:
-                        fields["relationships"][_NEXT] = related(nodes[i + 1])  # type: ignore[arg-type]
+                        fields["relationships"][_NEXT] = related(nodes[i + 1], hasher)  # type: ignore[arg-type]
     return nodes
 
 
