@@ -15,6 +15,7 @@ prints MB/s medians and LlamaIndex's time as a multiple of the drop-in's.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -99,6 +100,20 @@ def test_bench_llama_index_nodes(
     assert node_view(got) == node_view(oracle.get_nodes_from_documents(documents(sample)))
 
 
+def as_json(docs: list[str]) -> list[str]:
+    """Each document as a JSON array of its paragraphs, each an object of a few fields."""
+    return [
+        json.dumps(
+            [
+                {"n": i, "text": p, "meta": {"chars": len(p), "lines": p.count("\n")}}
+                for i, p in enumerate(d.split("\n\n"))
+            ],
+            ensure_ascii=False,
+        )
+        for d in docs
+    ]
+
+
 def hierarchical(cls: Any) -> Any:
     """``cls.from_defaults()`` (sizes 2048, 512, 128) with every level's ids from ``ids``."""
     parser = cls.from_defaults()
@@ -114,6 +129,12 @@ NODE_PAIRS: list[tuple[str, Callable[[], Any], Callable[[], Any], Callable[[list
         lambda: ours.MarkdownNodeParser(id_func=ids),
         lambda: li.MarkdownNodeParser(id_func=ids),
         documents,
+    ),
+    (
+        "JSONNodeParser",
+        lambda: ours.JSONNodeParser(id_func=ids),
+        lambda: li.JSONNodeParser(id_func=ids),
+        lambda d: documents(as_json(d)),
     ),
     (
         "SentenceWindowNodeParser",

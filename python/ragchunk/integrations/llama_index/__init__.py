@@ -15,7 +15,7 @@ ragchunk chunker.
 
 * :class:`MarkdownNodeParser` takes the arguments of LlamaIndex's ``MarkdownNodeParser`` and
   returns the same nodes (text, ``header_path``, offsets, relationships, ids), its sections
-  found in Rust.
+  found in Rust; :class:`JSONNodeParser` its lines.
 
 * :class:`SentenceWindowNodeParser` (its sentences found by the Rust core's Punkt) and
   :class:`HierarchicalNodeParser` (each level cut by the ``SentenceSplitter`` drop-in) take
@@ -50,17 +50,19 @@ from ._counting import _classify as _classify
 from ._counting import _default_punkt_in_use as _default_punkt_in_use
 from ._counting import _punkt_mirrored as _punkt_mirrored
 from ._dropins import SentenceSplitter, TokenTextSplitter
-from ._file_parsers import MarkdownNodeParser
+from ._file_parsers import JSONNodeParser, MarkdownNodeParser, json_lines
 from ._node_parser import RagchunkNodeParser
 from ._relational import HierarchicalNodeParser, SentenceWindowNodeParser
 
 __all__ = [
     "HierarchicalNodeParser",
+    "JSONNodeParser",
     "MarkdownNodeParser",
     "RagchunkNodeParser",
     "SentenceSplitter",
     "SentenceWindowNodeParser",
     "TokenTextSplitter",
+    "json_lines",
 ]
 
 _ = ragchunk  # the doctests name ragchunk's chunkers

@@ -42,7 +42,7 @@ from ._counting import (
     _punkt_mirrored,
     _rust_punkt,
 )
-from ._nodes import build_nodes, postprocess
+from ._nodes import build_nodes, paused_gc, postprocess
 
 __all__ = ["SentenceSplitter", "TokenTextSplitter"]
 
@@ -141,6 +141,14 @@ class _DropIn(MetadataAwareTextSplitter):
         self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
     ) -> list[BaseNode]:
         return postprocess(self, nodes, parent_doc_map)
+
+    def get_nodes_from_documents(
+        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
+        (``paused_gc``: the new nodes hold no cycles)."""
+        with paused_gc():
+            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
 
     # batches
     def _split_many_aware(self, texts: list[str], metadata_strs: list[str]) -> list[list[str]]:

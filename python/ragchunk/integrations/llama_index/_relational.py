@@ -5,6 +5,7 @@ their nodes built without re-validation (``_nodes``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.callbacks.base import CallbackManager
@@ -18,14 +19,14 @@ from llama_index.core.node_parser.text.sentence_window import (
     DEFAULT_WINDOW_SIZE,
 )
 from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
-from llama_index.core.schema import BaseNode, Document, NodeRelationship, RelatedNodeInfo
+from llama_index.core.schema import BaseNode, Document, NodeRelationship
 from llama_index.core.utils import get_tqdm_iterable
 
 from ragchunk.core import dispatch
 
 from ._counting import _default_punkt_in_use, _punkt_mirrored, _rust_punkt
 from ._dropins import SentenceSplitter
-from ._nodes import build_nodes, postprocess, related
+from ._nodes import build_nodes, copy_related, paused_gc, postprocess, related
 
 __all__ = ["HierarchicalNodeParser", "SentenceWindowNodeParser"]
 
@@ -131,6 +132,14 @@ class SentenceWindowNodeParser(_LISentenceWindow):
     ) -> list[BaseNode]:
         return postprocess(self, nodes, parent_doc_map)
 
+    def get_nodes_from_documents(
+        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
+        (``paused_gc``: the new nodes hold no cycles)."""
+        with paused_gc():
+            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
+
 
 class HierarchicalNodeParser(_LIHierarchical):
     """LlamaIndex's ``HierarchicalNodeParser``: the document cut at each chunk size in turn,
@@ -210,7 +219,7 @@ class HierarchicalNodeParser(_LIHierarchical):
         parser = self.node_parser_map[self.node_parser_ids[level]]
         sub_nodes: list[BaseNode] = []
         for node in get_tqdm_iterable(nodes, show_progress, "Parsing documents into nodes"):
-            children = parser.get_nodes_from_documents([node])  # type: ignore[list-item]
+            children = parser.get_nodes_from_documents([node])
             if level > 0:
                 _link(node, children)
             sub_nodes.extend(children)
@@ -220,6 +229,14 @@ class HierarchicalNodeParser(_LIHierarchical):
                 sub_nodes, level + 1, show_progress=show_progress
             )
         return sub_nodes + deeper
+
+    def get_nodes_from_documents(
+        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
+        (``paused_gc``: the new nodes hold no cycles)."""
+        with paused_gc():
+            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
 
 
 def _link(parent: BaseNode, children: list[BaseNode]) -> None:
@@ -234,12 +251,4 @@ def _link(parent: BaseNode, children: list[BaseNode]) -> None:
         child_list = parent.child_nodes or []
         child_list.append(related(child))  # type: ignore[arg-type]
         relationships[NodeRelationship.CHILD] = child_list
-        child.relationships[NodeRelationship.PARENT] = _related_copy(mine)
-
-
-def _related_copy(info: RelatedNodeInfo) -> RelatedNodeInfo:
-    """A record equal to ``info`` with its own metadata dict (what a new
-    ``as_related_node_info()`` of an unchanged node gives)."""
-    copied = info.model_copy()
-    copied.__dict__["metadata"] = dict(info.metadata)
-    return copied
+        child.relationships[NodeRelationship.PARENT] = copy_related(mine)
