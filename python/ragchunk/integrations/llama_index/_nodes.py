@@ -151,7 +151,8 @@ class Hasher:
     ``PREVIOUS`` records, before and after its metadata is merged with the document's), and
     its metadata's values (a sentence window: seven sentences) are the same objects both
     times. ``str(dict)`` is ``"{" + ", ".join(f"{k!r}: {v!r}") + "}"``, so each value's
-    ``repr`` is taken once and the text's bytes are hashed once, the digest state copied.
+    ``repr`` is taken (and encoded) once and the text's bytes are hashed once, the digest
+    state copied and fed the pieces.
     A metadata dict holding a container is hashed whole (its ``repr`` guards recursion).
 
     >>> node = TextNode(text="x", metadata={"k": 1, "w": "it's"})
@@ -160,7 +161,7 @@ class Hasher:
     """
 
     def __init__(self) -> None:
-        self._reprs: dict[int, tuple[Any, str]] = {}
+        self._reprs: dict[int, tuple[Any, bytes]] = {}
         self._heads: dict[int, tuple[str, Any]] = {}
 
     def digest(self, node: TextNode) -> str:
@@ -172,19 +173,27 @@ class Hasher:
             head = (text, sha256(text.encode("utf-8", "surrogatepass")))
             self._heads[id(text)] = head
         state = head[1].copy()
-        parts = []
         reprs = self._reprs
+        if any(
+            isinstance(v, _CONTAINERS) or isinstance(k, _CONTAINERS) for k, v in metadata.items()
+        ):
+            state.update(str(metadata).encode("utf-8", "surrogatepass"))
+            return str(state.hexdigest())
+        update = state.update
+        update(b"{")
+        first = True
         for key, value in metadata.items():
-            if isinstance(value, _CONTAINERS) or isinstance(key, _CONTAINERS):
-                state = head[1].copy()
-                state.update(str(metadata).encode("utf-8", "surrogatepass"))
-                return str(state.hexdigest())
             seen = reprs.get(id(value))
             if seen is None or seen[0] is not value:
-                seen = (value, repr(value))
+                seen = (value, repr(value).encode("utf-8", "surrogatepass"))
                 reprs[id(value)] = seen
-            parts.append(f"{key!r}: {seen[1]}")
-        state.update(("{" + ", ".join(parts) + "}").encode("utf-8", "surrogatepass"))
+            if not first:
+                update(b", ")
+            first = False
+            update(repr(key).encode("utf-8", "surrogatepass"))
+            update(b": ")
+            update(seen[1])
+        update(b"}")
         return str(state.hexdigest())
 
 
