@@ -42,7 +42,7 @@ from ._counting import (
     _punkt_mirrored,
     _rust_punkt,
 )
-from ._nodes import build_nodes, paused_gc, postprocess
+from ._nodes import FastNodes, build_nodes
 
 __all__ = ["SentenceSplitter", "TokenTextSplitter"]
 
@@ -67,7 +67,7 @@ def _metadata_note(metadata_len: int, chunk_size: int) -> str:
     )
 
 
-class _DropIn(MetadataAwareTextSplitter):
+class _DropIn(FastNodes, MetadataAwareTextSplitter):
     """What both drop-ins share: the metadata-aware sizing, batches that run in the Rust core
     when they can, and LlamaIndex's callback events (one ``CHUNKING`` event per non-empty
     text)."""
@@ -136,19 +136,6 @@ class _DropIn(MetadataAwareTextSplitter):
         ):
             out.extend(build_nodes(chunks, node, id_func=self.id_func))
         return out
-
-    def _postprocess_parsed_nodes(
-        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
-    ) -> list[BaseNode]:
-        return postprocess(self, nodes, parent_doc_map)
-
-    def get_nodes_from_documents(
-        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
-        (``paused_gc``: the new nodes hold no cycles)."""
-        with paused_gc():
-            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
 
     # batches
     def _split_many_aware(self, texts: list[str], metadata_strs: list[str]) -> list[list[str]]:

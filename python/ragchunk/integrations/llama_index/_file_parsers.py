@@ -10,18 +10,18 @@ from typing import Any
 
 from llama_index.core.node_parser import JSONNodeParser as _LIJSONNodeParser
 from llama_index.core.node_parser import MarkdownNodeParser as _LIMarkdownNodeParser
-from llama_index.core.schema import BaseNode, Document, MetadataMode, TextNode
+from llama_index.core.schema import BaseNode, MetadataMode, TextNode
 from llama_index.core.utils import get_tqdm_iterable
 
 from ragchunk._pure.splitters import llama_index as pure
 from ragchunk.core import dispatch
 
-from ._nodes import build_nodes, paused_gc, plain_node, postprocess
+from ._nodes import FastNodes, build_nodes, plain_node
 
 __all__ = ["JSONNodeParser", "MarkdownNodeParser", "json_lines"]
 
 
-class MarkdownNodeParser(_LIMarkdownNodeParser):
+class MarkdownNodeParser(FastNodes, _LIMarkdownNodeParser):
     """LlamaIndex's ``MarkdownNodeParser`` (its arguments, nodes and ids), with the sections
     found in one parallel call to the Rust core for all the documents of a call.
 
@@ -79,21 +79,8 @@ class MarkdownNodeParser(_LIMarkdownNodeParser):
             out.extend(self._nodes_of(node, sections))
         return out
 
-    def _postprocess_parsed_nodes(
-        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
-    ) -> list[BaseNode]:
-        return postprocess(self, nodes, parent_doc_map)
 
-    def get_nodes_from_documents(
-        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
-        (``paused_gc``: the new nodes hold no cycles)."""
-        with paused_gc():
-            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
-
-
-class JSONNodeParser(_LIJSONNodeParser):
+class JSONNodeParser(FastNodes, _LIJSONNodeParser):
     """LlamaIndex's ``JSONNodeParser``: a JSON object becomes one node, an array one node
     per element, each node's text one line per leaf, ``"path of keys leaf"`` depth first;
     same arguments, same nodes.
@@ -133,19 +120,6 @@ class JSONNodeParser(_LIJSONNodeParser):
             lines = "\n".join(json_lines(item))
             out.extend(build_nodes([lines], node, id_func=self.id_func, source=source))
         return out
-
-    def _postprocess_parsed_nodes(
-        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
-    ) -> list[BaseNode]:
-        return postprocess(self, nodes, parent_doc_map)
-
-    def get_nodes_from_documents(
-        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
-        (``paused_gc``: the new nodes hold no cycles)."""
-        with paused_gc():
-            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
 
 
 def json_lines(data: Any) -> list[str]:

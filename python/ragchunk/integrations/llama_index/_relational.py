@@ -5,7 +5,6 @@ their nodes built without re-validation (``_nodes``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.callbacks.base import CallbackManager
@@ -26,7 +25,7 @@ from ragchunk.core import dispatch
 
 from ._counting import _default_punkt_in_use, _punkt_mirrored, _rust_punkt
 from ._dropins import SentenceSplitter
-from ._nodes import build_nodes, copy_related, paused_gc, postprocess, related
+from ._nodes import FastNodes, build_nodes, copy_related, related
 
 __all__ = ["HierarchicalNodeParser", "SentenceWindowNodeParser"]
 
@@ -56,7 +55,7 @@ def _nltk(text: str) -> list[str]:
     return split_by_sentence_tokenizer()(text)
 
 
-class SentenceWindowNodeParser(_LISentenceWindow):
+class SentenceWindowNodeParser(FastNodes, _LISentenceWindow):
     """LlamaIndex's ``SentenceWindowNodeParser``: one node per sentence, the
     ``window_size`` sentences on each side joined by spaces in its metadata; same arguments,
     same nodes.
@@ -127,21 +126,8 @@ class SentenceWindowNodeParser(_LISentenceWindow):
             out.extend(nodes)
         return out
 
-    def _postprocess_parsed_nodes(
-        self, nodes: list[BaseNode], parent_doc_map: dict[str, Document]
-    ) -> list[BaseNode]:
-        return postprocess(self, nodes, parent_doc_map)
 
-    def get_nodes_from_documents(
-        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
-        (``paused_gc``: the new nodes hold no cycles)."""
-        with paused_gc():
-            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
-
-
-class HierarchicalNodeParser(_LIHierarchical):
+class HierarchicalNodeParser(FastNodes, _LIHierarchical):
     """LlamaIndex's ``HierarchicalNodeParser``: the document cut at each chunk size in turn,
     each node of one level cut again at the next, linked ``PARENT``/``CHILD``; same
     arguments, same nodes; ``from_defaults`` cuts with the ``SentenceSplitter`` drop-in.
@@ -229,14 +215,6 @@ class HierarchicalNodeParser(_LIHierarchical):
                 sub_nodes, level + 1, show_progress=show_progress
             )
         return sub_nodes + deeper
-
-    def get_nodes_from_documents(
-        self, documents: Sequence[Document], show_progress: bool = False, **kwargs: Any
-    ) -> list[BaseNode]:
-        """LlamaIndex's ``get_nodes_from_documents``, the garbage collector paused meanwhile
-        (``paused_gc``: the new nodes hold no cycles)."""
-        with paused_gc():
-            return super().get_nodes_from_documents(documents, show_progress, **kwargs)
 
 
 def _link(parent: BaseNode, children: list[BaseNode]) -> None:
