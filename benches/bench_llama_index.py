@@ -158,8 +158,9 @@ def test_bench_llama_index_node_parsers(
     benchmark: Any, sample: list[str], name: str, drop_in: Any, theirs: Any, docs: Any
 ) -> None:
     parser = drop_in()
-    got = benchmark(lambda: parser.get_nodes_from_documents(docs(sample[:20])))
-    assert node_view(got) == node_view(theirs().get_nodes_from_documents(docs(sample[:20])))
+    small = [d[:3000] for d in sample[:3]]  # the smoke run stays cheap
+    got = benchmark(lambda: parser.get_nodes_from_documents(docs(small)))
+    assert node_view(got) == node_view(theirs().get_nodes_from_documents(docs(small)))
 
 
 def compare_node_parsers(docs: list[str], mb: float, rounds: int) -> None:
