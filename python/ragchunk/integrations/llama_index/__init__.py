@@ -15,7 +15,8 @@ ragchunk chunker.
 
 * :class:`MarkdownNodeParser` takes the arguments of LlamaIndex's ``MarkdownNodeParser`` and
   returns the same nodes (text, ``header_path``, offsets, relationships, ids), its sections
-  found in Rust; :class:`JSONNodeParser` its lines.
+  found in Rust; :class:`JSONNodeParser` those of LlamaIndex's ``JSONNodeParser`` (a node
+  per object, a line per leaf).
 
 * :class:`SentenceWindowNodeParser` (its sentences found by the Rust core's Punkt) and
   :class:`HierarchicalNodeParser` (each level cut by the ``SentenceSplitter`` drop-in) take
