@@ -36,7 +36,7 @@ def docs(texts: list[str]) -> list[Any]:
         Document(
             text=t,
             id_=f"d{i}",
-            metadata={"file_name": f"f{i}.md", "n": i},
+            metadata={"file_name": f"f{i}.md", "n": i, "tag": "tag"},
             excluded_llm_metadata_keys=["file_name"],
         )
         for i, t in enumerate(texts)

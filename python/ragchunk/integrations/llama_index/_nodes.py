@@ -155,13 +155,15 @@ class Hasher:
     state copied and fed the pieces.
     A metadata dict holding a container is hashed whole (its ``repr`` guards recursion).
 
-    >>> node = TextNode(text="x", metadata={"k": 1, "w": "it's"})
-    >>> Hasher().digest(node) == node.hash
-    True
+    >>> node = TextNode(text="x", metadata={"k": 1, "w": "it's", "same": "same"})
+    >>> hasher = Hasher()
+    >>> hasher.digest(node) == node.hash, hasher.digest(node) == node.hash
+    (True, True)
     """
 
     def __init__(self) -> None:
-        self._reprs: dict[int, tuple[Any, bytes]] = {}
+        self._reprs: dict[int, tuple[Any, bytes]] = {}  # a value's repr
+        self._keys: dict[int, tuple[Any, bytes]] = {}  # a key's repr and ": "
         self._heads: dict[int, tuple[str, Any]] = {}
 
     def digest(self, node: TextNode) -> str:
@@ -173,27 +175,27 @@ class Hasher:
             head = (text, sha256(text.encode("utf-8", "surrogatepass")))
             self._heads[id(text)] = head
         state = head[1].copy()
-        reprs = self._reprs
-        if any(
-            isinstance(v, _CONTAINERS) or isinstance(k, _CONTAINERS) for k, v in metadata.items()
-        ):
-            state.update(str(metadata).encode("utf-8", "surrogatepass"))
-            return str(state.hexdigest())
-        update = state.update
-        update(b"{")
-        first = True
+        reprs, keys = self._reprs, self._keys
+        pieces = [b"{"]
         for key, value in metadata.items():
+            if isinstance(value, _CONTAINERS) or isinstance(key, _CONTAINERS):
+                state.update(str(metadata).encode("utf-8", "surrogatepass"))
+                return str(state.hexdigest())
             seen = reprs.get(id(value))
             if seen is None or seen[0] is not value:
                 seen = (value, repr(value).encode("utf-8", "surrogatepass"))
                 reprs[id(value)] = seen
-            if not first:
-                update(b", ")
-            first = False
-            update(repr(key).encode("utf-8", "surrogatepass"))
-            update(b": ")
-            update(seen[1])
-        update(b"}")
+            named = keys.get(id(key))
+            if named is None or named[0] is not key:
+                named = (key, repr(key).encode("utf-8", "surrogatepass") + b": ")
+                keys[id(key)] = named
+            if len(pieces) > 1:
+                pieces.append(b", ")
+            pieces.append(named[1])
+            pieces.append(seen[1])
+        pieces.append(b"}")
+        for piece in pieces:
+            state.update(piece)
         return str(state.hexdigest())
 
 
