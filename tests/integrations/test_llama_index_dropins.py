@@ -25,6 +25,7 @@ import pytest
 import ragchunk
 from hypothesis import given
 from hypothesis import strategies as st
+from llama_cases import idf, node_view
 from testdata import corpus_documents
 
 pytest.importorskip("llama_index.core")
@@ -62,28 +63,6 @@ def cl100k() -> Any:
 def count(text: str) -> int:
     """LlamaIndex's default count."""
     return len(cl100k().encode(text, allowed_special="all"))
-
-
-def idf(i: int, doc: Any) -> str:
-    return f"{doc.id_}-{i}"
-
-
-def node_view(nodes: list[Any]) -> list[tuple[Any, ...]]:
-    """Everything a node carries, with related nodes by id."""
-    return [
-        (
-            n.id_,
-            n.text,
-            n.start_char_idx,
-            n.end_char_idx,
-            n.metadata,
-            sorted((str(k), v.node_id) for k, v in n.relationships.items()),
-            n.excluded_embed_metadata_keys,
-            n.excluded_llm_metadata_keys,
-            n.hash,
-        )
-        for n in nodes
-    ]
 
 
 def documents(texts: list[str]) -> list[Document]:
@@ -165,7 +144,7 @@ def test_nodes_with_metadata_and_relationships(ours_cls: Any, theirs: Any) -> No
         "include_prev_next_rel=False leaves only the source"
     )
     bare = ours_cls(chunk_size=64, chunk_overlap=8, include_metadata=False)
-    assert node_view(bare.get_nodes_from_documents(documents(texts)))[0][4] == {}
+    assert bare.get_nodes_from_documents(documents(texts))[0].metadata == {}
 
 
 @pytest.mark.parametrize(("ours_cls", "theirs"), PAIRS, ids=PAIR_IDS)

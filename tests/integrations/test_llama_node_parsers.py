@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from testdata import corpus_documents
+from llama_cases import corpus_sample, idf, node_view
 
 pytest.importorskip("llama_index.core")
 
@@ -17,15 +17,7 @@ from llama_index.core import node_parser as li
 from llama_index.core.schema import TextNode
 from ragchunk.integrations.llama_index import MarkdownNodeParser
 
-
-def _one_per_collection() -> list[tuple[str, str]]:
-    seen: dict[str, tuple[str, str]] = {}
-    for path, text in corpus_documents():
-        seen.setdefault(path.split("/")[0], (path, text))
-    return list(seen.values())
-
-
-CORPUS = _one_per_collection()
+CORPUS = corpus_sample()
 
 QUIRKS = (
     "lead text\n#NotHeader\n# Top\nbody\n##\tTabbed title  \n"
@@ -33,25 +25,6 @@ QUIRKS = (
     "####### seven\n### skip level\n## back\n\n\u00a0\n# \n#\u3000wide\nend\r\n"
     "~~~\n# tilde fences are not code\n~~~\n\n\n"
 )
-
-
-def idf(i: int, doc: Any) -> str:
-    return f"{doc.id_}-{i}"
-
-
-def view(nodes: list[Any]) -> list[tuple[Any, ...]]:
-    return [
-        (
-            n.id_,
-            n.text,
-            n.start_char_idx,
-            n.end_char_idx,
-            n.metadata,
-            sorted((str(k), v.node_id) for k, v in n.relationships.items()),
-            n.hash,
-        )
-        for n in nodes
-    ]
 
 
 def docs(texts: list[str]) -> list[Document]:
@@ -68,7 +41,7 @@ def test_markdown_nodes_equal_llama_index(kwargs: dict[str, Any]) -> None:
     ours = MarkdownNodeParser(id_func=idf, **kwargs).get_nodes_from_documents(docs(texts))
     theirs = li.MarkdownNodeParser(id_func=idf, **kwargs).get_nodes_from_documents(docs(texts))
     assert len(ours) > len(texts)
-    assert view(ours) == view(theirs)
+    assert node_view(ours) == node_view(theirs)
 
 
 def test_markdown_from_defaults_node_and_metadata_off() -> None:

@@ -15,7 +15,12 @@ ragchunk chunker.
 
 * :class:`MarkdownNodeParser` takes the arguments of LlamaIndex's ``MarkdownNodeParser`` and
   returns the same nodes (text, ``header_path``, offsets, relationships, ids), its sections
-  found in Rust.
+  found in Rust; :class:`JSONNodeParser` those of LlamaIndex's ``JSONNodeParser`` (a node
+  per object, a line per leaf).
+
+* :class:`SentenceWindowNodeParser` (its sentences found by the Rust core's Punkt) and
+  :class:`HierarchicalNodeParser` (each level cut by the ``SentenceSplitter`` drop-in) take
+  LlamaIndex's arguments and return the same nodes, relationships and hashes.
 
 * :class:`RagchunkNodeParser` turns any ragchunk chunker into a ``NodeParser`` whose nodes
   carry the chunk's exact offsets (LlamaIndex's own parsers search for each node's text in
@@ -46,9 +51,19 @@ from ._counting import _classify as _classify
 from ._counting import _default_punkt_in_use as _default_punkt_in_use
 from ._counting import _punkt_mirrored as _punkt_mirrored
 from ._dropins import SentenceSplitter, TokenTextSplitter
-from ._file_parsers import MarkdownNodeParser
+from ._file_parsers import JSONNodeParser, MarkdownNodeParser, json_lines
 from ._node_parser import RagchunkNodeParser
+from ._relational import HierarchicalNodeParser, SentenceWindowNodeParser
 
-__all__ = ["MarkdownNodeParser", "RagchunkNodeParser", "SentenceSplitter", "TokenTextSplitter"]
+__all__ = [
+    "HierarchicalNodeParser",
+    "JSONNodeParser",
+    "MarkdownNodeParser",
+    "RagchunkNodeParser",
+    "SentenceSplitter",
+    "SentenceWindowNodeParser",
+    "TokenTextSplitter",
+    "json_lines",
+]
 
 _ = ragchunk  # the doctests name ragchunk's chunkers

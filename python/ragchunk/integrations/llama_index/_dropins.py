@@ -14,7 +14,7 @@ from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.constants import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from llama_index.core.node_parser.interface import MetadataAwareTextSplitter
-from llama_index.core.node_parser.node_utils import build_nodes_from_splits, default_id_func
+from llama_index.core.node_parser.node_utils import default_id_func
 from llama_index.core.node_parser.text.sentence import (
     CHUNKING_REGEX,
     DEFAULT_PARAGRAPH_SEP,
@@ -42,6 +42,7 @@ from ._counting import (
     _punkt_mirrored,
     _rust_punkt,
 )
+from ._nodes import FastNodes, build_nodes
 
 __all__ = ["SentenceSplitter", "TokenTextSplitter"]
 
@@ -66,7 +67,7 @@ def _metadata_note(metadata_len: int, chunk_size: int) -> str:
     )
 
 
-class _DropIn(MetadataAwareTextSplitter):
+class _DropIn(FastNodes, MetadataAwareTextSplitter):
     """What both drop-ins share: the metadata-aware sizing, batches that run in the Rust core
     when they can, and LlamaIndex's callback events (one ``CHUNKING`` event per non-empty
     text)."""
@@ -133,7 +134,7 @@ class _DropIn(MetadataAwareTextSplitter):
         for node, chunks in zip(
             get_tqdm_iterable(nodes, show_progress, "Parsing nodes"), splits, strict=True
         ):
-            out.extend(build_nodes_from_splits(chunks, node, id_func=self.id_func))
+            out.extend(build_nodes(chunks, node, id_func=self.id_func))
         return out
 
     # batches
