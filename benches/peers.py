@@ -1,13 +1,16 @@
 """ragchunk side by side with every peer, on the same documents, with exactness checks.
 
-    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs]
+    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs] [--cut-kb K]
                                       [--semantic-docs 8] [--semantic-chars 20000]
                                       [--only PAIR ...] [--list] [--json OUT]
 
 Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: tiktoken
 ``cl100k_base``, 512 tokens, no overlap. The documents are the Markdown files of
 ``../shared/corpus`` (else a generated multilingual corpus), taken in turn from each source
-so that a ``--limit-mb`` sample mixes English and Chinese. All pairs run in one process in
+so that a ``--limit-mb`` sample mixes English and Chinese; ``--cut-kb K`` cuts them at blank
+lines into pieces of about K kilobytes, many documents of ordinary length (where the fixed
+cost of a call counts). RAGFlow's ``naive_merge`` is RAGFlow's own code, imported from a
+source tree (``benches/_ragflow_code.py``). All pairs run in one process in
 interleaved rounds (every round times every pair, the two sides of a pair back to back, in
 alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
 documents ``r, r + rounds, ...`` (``--same-docs``: the whole sample every round), so no
@@ -129,6 +132,26 @@ def documents(limit_mb: float | None) -> tuple[str, list[str]]:
         docs.append(t)
         total += len(t.encode("utf-8"))
     return f"{label}: {len(docs)} documents, {total / 1e6:.2f} MB", docs
+
+
+def cut_documents(docs: list[str], kb: float) -> list[str]:
+    """Every document cut at blank lines into pieces of about ``kb`` kilobytes (the sizes
+    vary from half to one and a half times that): many documents of ordinary length, where a
+    chunker's fixed cost per call counts."""
+    out: list[str] = []
+    for d in docs:
+        piece: list[str] = []
+        size, target = 0, kb * 1e3 * (0.5 + (len(out) * 0.618) % 1)
+        for para in d.split("\n\n"):
+            piece.append(para)
+            size += len(para) + 2
+            if size >= target:
+                out.append("\n\n".join(piece))
+                piece, size = [], 0
+                target = kb * 1e3 * (0.5 + (len(out) * 0.618) % 1)
+        if piece:
+            out.append("\n\n".join(piece))
+    return out
 
 
 def semantic_documents(n: int, chars: int, docs: list[str]) -> list[str]:
@@ -406,6 +429,46 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
         )
     except ImportError as exc:
         skipped.append(f"langchain-recursive: {exc}")
+    return pairs
+
+
+# -- RAGFlow's naive_merge ------------------------------------------------------------------------
+
+
+def ragflow_pairs(skipped: list[str]) -> list[Pair]:
+    """``ragchunk.naive_merge`` against tiktoken's ``encode_ordinary`` (the unit the speed
+    targets are stated in: counting alone, no chunks) and against RAGFlow's own code."""
+    ours = Side("ragchunk.naive_merge", each(lambda d: ragchunk.naive_merge(d, SIZE)), from_strings)
+    pairs = [
+        Pair(
+            "tiktoken-naive_merge",
+            Side(
+                "tiktoken encode_ordinary (count only)",
+                each(ENC.encode_ordinary),
+                lambda raw, docs: [[(d, None, None, "")] for d in docs],
+            ),
+            ours,
+            note="tiktoken only encodes (the reference unit): its row counts each document as "
+            "one chunk",
+        )
+    ]
+    try:
+        from _ragflow_code import load_naive_merge
+
+        rf = load_naive_merge()
+        pairs.append(
+            Pair(
+                "ragflow-naive_merge",
+                Side(
+                    "RAGFlow v0.27 rag.nlp.naive_merge",
+                    each(lambda d: rf(d, SIZE)),
+                    from_strings,
+                ),
+                ours,
+            )
+        )
+    except (FileNotFoundError, ImportError) as exc:
+        skipped.append(f"ragflow-naive_merge: {exc}")
     return pairs
 
 
@@ -897,6 +960,12 @@ def main() -> None:
         help="time every round on the whole sample (default: round r takes every rounds-th "
         "document from r on, so no chunker sees a document twice)",
     )
+    ap.add_argument(
+        "--cut-kb",
+        type=float,
+        default=None,
+        help="cut the documents into pieces of about this many kilobytes (short documents)",
+    )
     ap.add_argument("--semantic-docs", type=int, default=8)
     ap.add_argument("--semantic-chars", type=int, default=20000)
     ap.add_argument("--only", nargs="+", metavar="PAIR", help="run only these pairs")
@@ -905,7 +974,7 @@ def main() -> None:
     args = ap.parse_args()
 
     skipped: list[str] = []
-    classic = classic_pairs(skipped)
+    classic = classic_pairs(skipped) + ragflow_pairs(skipped)
     semantic_names = [
         f"{n}/{m}" for n, _ in _semantic_builders([]) for m in ("table", "wordllama")
     ] + (["chonkie-late"] if any(p.name.startswith("chonkie") for p in classic) else [])
@@ -926,6 +995,9 @@ def main() -> None:
         classic = [p for p in classic if p.name in only]
 
     label, docs = documents(args.limit_mb)
+    if args.cut_kb:
+        docs = cut_documents(docs, args.cut_kb)
+        label += f", cut into {len(docs)} pieces of about {args.cut_kb:g} KB"
     load = os.getloadavg()
     print(f"corpus {label}; chunk size {SIZE} cl100k_base tokens, overlap 0")
     print(
