@@ -1,6 +1,6 @@
 """ragchunk side by side with every peer, on the same documents, with exactness checks.
 
-    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs] [--cut-kb K]
+    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs] [--cut-kb K] [--cpu]
                                       [--semantic-docs 8] [--semantic-chars 20000]
                                       [--only PAIR ...] [--list] [--json OUT]
 
@@ -9,10 +9,11 @@ Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: ti
 ``../shared/corpus`` (else a generated multilingual corpus), taken in turn from each source
 so that a ``--limit-mb`` sample mixes English and Chinese; ``--cut-kb K`` cuts them at blank
 lines into pieces of about K kilobytes, many documents of ordinary length (where the fixed
-cost of a call counts). RAGFlow's ``naive_merge`` is RAGFlow's own code, imported from a
-source tree (``benches/_ragflow_code.py``). All pairs run in one process in
-interleaved rounds (every round times every pair, the two sides of a pair back to back, in
-alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
+cost of a call counts); ``--cpu`` times in the process's CPU time instead of wall time
+(steadier when other programs load the machine). RAGFlow's ``naive_merge`` is RAGFlow's own
+code, imported from a source tree (``benches/_ragflow_code.py``). All pairs run in one
+process in interleaved rounds (every round times every pair, the two sides of a pair back to
+back, in alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
 documents ``r, r + rounds, ...`` (``--same-docs``: the whole sample every round), so no
 chunker, nor a memo of its own, sees a document twice. Both sides chunk one document per call
 on one thread, after an untimed warm-up call; the garbage collector runs (untimed) before
@@ -437,7 +438,10 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
 
 def ragflow_pairs(skipped: list[str]) -> list[Pair]:
     """``ragchunk.naive_merge`` against tiktoken's ``encode_ordinary`` (the unit the speed
-    targets are stated in: counting alone, no chunks) and against RAGFlow's own code."""
+    targets are stated in: counting alone, no chunks) and against RAGFlow's own code.
+
+    Both pairs chunk the same documents with the same ragchunk side, so the second one to run
+    finds ragchunk's per-thread memos warm: time each in its own process (``--only``)."""
     ours = Side("ragchunk.naive_merge", each(lambda d: ragchunk.naive_merge(d, SIZE)), from_strings)
     pairs = [
         Pair(
@@ -449,7 +453,7 @@ def ragflow_pairs(skipped: list[str]) -> list[Pair]:
             ),
             ours,
             note="tiktoken only encodes (the reference unit): its row counts each document as "
-            "one chunk",
+            "one chunk; run alone (--only), the RAGFlow pair warms ragchunk's memos",
         )
     ]
     try:
@@ -835,7 +839,12 @@ def merge_checks(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
 _WARM_UP = "Warm up. " * 50 + "\n\n中文的句子。" * 20 + "\n\n|" + "-" * 1000 + "|\n"
 
 
-def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | None = None) -> None:
+def run_rounds(
+    pairs: list[Pair],
+    slices: list[list[str]],
+    warm: list[str] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> None:
     """Time every pair on ``slices[r]`` in round ``r``, interleaved, after one untimed call
     of each side on ``warm``. Between timed calls (not timed): each output is checked (the
     first time its documents are seen) and dropped, and the garbage collector runs, so that
@@ -859,9 +868,9 @@ def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | Non
                 if side.prepare is not None:
                     side.prepare()
                 gc.collect()
-                t0 = time.perf_counter()
+                t0 = clock()
                 raw = side.run(docs)
-                pair.times[who].append(time.perf_counter() - t0)
+                pair.times[who].append(clock() - t0)
                 if fresh:
                     outs[who] = side.chunks(raw, docs)
                     pair.checks[who] = merge_checks(pair.checks.get(who), check(docs, outs[who]))
@@ -966,6 +975,11 @@ def main() -> None:
         default=None,
         help="cut the documents into pieces of about this many kilobytes (short documents)",
     )
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the pairs in this process's CPU time, not wall time (a loaded machine)",
+    )
     ap.add_argument("--semantic-docs", type=int, default=8)
     ap.add_argument("--semantic-chars", type=int, default=20000)
     ap.add_argument("--only", nargs="+", metavar="PAIR", help="run only these pairs")
@@ -1016,7 +1030,7 @@ def main() -> None:
             if args.same_docs
             else f"round r: documents r, r + {args.rounds}, ... (each seen once, by both sides)"
         )
-        run_rounds(classic, slices)
+        run_rounds(classic, slices, clock=time.process_time if args.cpu else time.perf_counter)
         rows += [report(p, slices) for p in classic]
         load = os.getloadavg()
         print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
