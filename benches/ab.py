@@ -4,7 +4,10 @@
         (WHAT: merge, count, batch, or recursive / sentence / markdown splitting)
     .venv/bin/python benches/ab.py --merge-vs-count [--rounds 5]
     .venv/bin/python benches/ab.py --batch-vs-single [--rounds 5] [--block 128]
-    (any of them with --fresh: new string objects for every call, as in real ingestion)
+    (any of them with --fresh: new string objects for every call, as in real ingestion;
+     --cpu: this process's CPU time instead of wall time, steadier on a loaded machine;
+     --encoding o200k_base: count or merge with that encoding; --cut-kb K: the documents cut
+     at blank lines into pieces of about K kilobytes, where the cost per call counts)
 
 On a shared machine the speed of a core changes by tens of percent within seconds, so two
 contenders timed one whole corpus pass after the other disagree from run to run more than
@@ -59,12 +62,12 @@ def load_extension(path: Path) -> ModuleType:
     return module
 
 
-def calls(core: ModuleType, what: str, size: float) -> Call:
+def calls(core: ModuleType, what: str, size: float, encoding: str = "cl100k_base") -> Call:
     """What one side does to a block of documents (the facade's arguments, its defaults)."""
     # chunk_token_num, delimiter, overlapped_percent, strategy, compat, encoding
-    settings = (size, DEFAULT_DELIMITER, 0.0, "over_cap", "v0.27", "cl100k_base")
+    settings = (size, DEFAULT_DELIMITER, 0.0, "over_cap", "v0.27", encoding)
     if what == "count":
-        return lambda block: [core.count_ordinary(d, "cl100k_base") for d in block]
+        return lambda block: [core.count_ordinary(d, encoding) for d in block]
     if what == "merge":
         return lambda block: [core.naive_merge([d], [""], *settings, None, False) for d in block]
     if what == "batch":
@@ -85,7 +88,13 @@ def calls(core: ModuleType, what: str, size: float) -> Call:
 
 
 def race(
-    a: Call, b: Call, docs: list[str], rounds: int, block: int, fresh: bool = False
+    a: Call,
+    b: Call,
+    docs: list[str],
+    rounds: int,
+    block: int,
+    fresh: bool = False,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[float]:
     """Per round, B's summed time over A's, both run on every block in alternating order.
 
@@ -101,9 +110,9 @@ def race(
             order = ((0, a), (1, b)) if (i // block + r) % 2 == 0 else ((1, b), (0, a))
             for side, fn in order:
                 docs_in = [d.encode().decode() for d in part] if fresh else part
-                t0 = time.perf_counter()
+                t0 = clock()
                 out = fn(docs_in)
-                spent[side] += time.perf_counter() - t0
+                spent[side] += clock() - t0
                 del out
         ratios.append(spent[1] / spent[0])
         print(
@@ -134,9 +143,17 @@ def main() -> None:
     ap.add_argument(
         "--fresh", action="store_true", help="new string objects for every call (no UTF-8 cache)"
     )
+    ap.add_argument("--cpu", action="store_true", help="CPU time of this process, not wall time")
+    ap.add_argument("--encoding", default="cl100k_base", choices=["cl100k_base", "o200k_base"])
+    ap.add_argument("--cut-kb", type=float, default=None, help="cut documents into K KB pieces")
     args = ap.parse_args()
 
     label, docs = load_corpus(int(args.limit_mb * 1e6) if args.limit_mb else None)
+    if args.cut_kb:
+        from peers import cut_documents
+
+        docs = cut_documents(docs, args.cut_kb)
+        label += f", cut into {len(docs)} pieces of about {args.cut_kb:g} KB"
     with tempfile.TemporaryDirectory(prefix="ragchunk-ab-") as tmp:
         installed = args.merge_vs_count or args.batch_vs_single
         if installed:
@@ -158,22 +175,23 @@ def main() -> None:
             shutil.copy(build, copy)
             copies.append(load_extension(copy))
         if args.merge_vs_count:
-            a = calls(copies[0], "count", args.chunk_size)
-            b = calls(copies[1], "merge", args.chunk_size)
+            a = calls(copies[0], "count", args.chunk_size, args.encoding)
+            b = calls(copies[1], "merge", args.chunk_size, args.encoding)
             print(f"{label}: A = count-only tokenizer, B = naive_merge (same build)")
         elif args.batch_vs_single:
-            a = calls(copies[0], "merge", args.chunk_size)
-            b = calls(copies[1], "batch", args.chunk_size)
+            a = calls(copies[0], "merge", args.chunk_size, args.encoding)
+            b = calls(copies[1], "batch", args.chunk_size, args.encoding)
             print(f"{label}: A = naive_merge per document, B = naive_merge_batch, 2 workers")
         else:
-            a, b = (calls(c, args.what, args.chunk_size) for c in copies)
+            a, b = (calls(c, args.what, args.chunk_size, args.encoding) for c in copies)
             if a(docs[:4]) != b(docs[:4]):
                 sys.exit("the two builds disagree on the first documents")
             print(f"{label}: {args.what}, A = {builds[0]}, B = {builds[1]}")
         a(docs[:1])  # build each side's tokenizer before timing
         b(docs[:1])
         block = args.block or (128 if args.batch_vs_single else 16)
-        ratios = race(a, b, docs, args.rounds, block, args.fresh)
+        clock = time.process_time if args.cpu else time.perf_counter
+        ratios = race(a, b, docs, args.rounds, block, args.fresh, clock)
     med = statistics.median(ratios)
     print(f"median B/A time: {med:.3f}")
     if args.merge_vs_count:

@@ -1,15 +1,19 @@
 """ragchunk side by side with every peer, on the same documents, with exactness checks.
 
-    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs]
+    .venv/bin/python benches/peers.py [--rounds 3] [--limit-mb N] [--same-docs] [--cut-kb K] [--cpu]
                                       [--semantic-docs 8] [--semantic-chars 20000]
                                       [--only PAIR ...] [--list] [--json OUT]
 
 Each *pair* is a peer's chunker and ragchunk's nearest one, configured alike: tiktoken
 ``cl100k_base``, 512 tokens, no overlap. The documents are the Markdown files of
 ``../shared/corpus`` (else a generated multilingual corpus), taken in turn from each source
-so that a ``--limit-mb`` sample mixes English and Chinese. All pairs run in one process in
-interleaved rounds (every round times every pair, the two sides of a pair back to back, in
-alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
+so that a ``--limit-mb`` sample mixes English and Chinese; ``--cut-kb K`` cuts them at blank
+lines into pieces of about K kilobytes, many documents of ordinary length (where the fixed
+cost of a call counts); ``--cpu`` times in the process's CPU time instead of wall time
+(steadier when other programs load the machine). RAGFlow's ``naive_merge`` is RAGFlow's own
+code, imported from a source tree (``benches/_ragflow_code.py``). All pairs run in one
+process in interleaved rounds (every round times every pair, the two sides of a pair back to
+back, in alternating order), so both sides of a pair see the same machine noise. Round ``r`` takes
 documents ``r, r + rounds, ...`` (``--same-docs``: the whole sample every round), so no
 chunker, nor a memo of its own, sees a document twice. Both sides chunk one document per call
 on one thread, after an untimed warm-up call; the garbage collector runs (untimed) before
@@ -129,6 +133,26 @@ def documents(limit_mb: float | None) -> tuple[str, list[str]]:
         docs.append(t)
         total += len(t.encode("utf-8"))
     return f"{label}: {len(docs)} documents, {total / 1e6:.2f} MB", docs
+
+
+def cut_documents(docs: list[str], kb: float) -> list[str]:
+    """Every document cut at blank lines into pieces of about ``kb`` kilobytes (the sizes
+    vary from half to one and a half times that): many documents of ordinary length, where a
+    chunker's fixed cost per call counts."""
+    out: list[str] = []
+    for d in docs:
+        piece: list[str] = []
+        size, target = 0, kb * 1e3 * (0.5 + (len(out) * 0.618) % 1)
+        for para in d.split("\n\n"):
+            piece.append(para)
+            size += len(para) + 2
+            if size >= target:
+                out.append("\n\n".join(piece))
+                piece, size = [], 0
+                target = kb * 1e3 * (0.5 + (len(out) * 0.618) % 1)
+        if piece:
+            out.append("\n\n".join(piece))
+    return out
 
 
 def semantic_documents(n: int, chars: int, docs: list[str]) -> list[str]:
@@ -406,6 +430,49 @@ def classic_pairs(skipped: list[str]) -> list[Pair]:
         )
     except ImportError as exc:
         skipped.append(f"langchain-recursive: {exc}")
+    return pairs
+
+
+# -- RAGFlow's naive_merge ------------------------------------------------------------------------
+
+
+def ragflow_pairs(skipped: list[str]) -> list[Pair]:
+    """``ragchunk.naive_merge`` against tiktoken's ``encode_ordinary`` (the unit the speed
+    targets are stated in: counting alone, no chunks) and against RAGFlow's own code.
+
+    Both pairs chunk the same documents with the same ragchunk side, so the second one to run
+    finds ragchunk's per-thread memos warm: time each in its own process (``--only``)."""
+    ours = Side("ragchunk.naive_merge", each(lambda d: ragchunk.naive_merge(d, SIZE)), from_strings)
+    pairs = [
+        Pair(
+            "tiktoken-naive_merge",
+            Side(
+                "tiktoken encode_ordinary (count only)",
+                each(ENC.encode_ordinary),
+                lambda raw, docs: [[(d, None, None, "")] for d in docs],
+            ),
+            ours,
+            note="tiktoken only encodes (the reference unit): its row counts each document as "
+            "one chunk; run alone (--only), the RAGFlow pair warms ragchunk's memos",
+        )
+    ]
+    try:
+        from _ragflow_code import load_naive_merge
+
+        rf = load_naive_merge()
+        pairs.append(
+            Pair(
+                "ragflow-naive_merge",
+                Side(
+                    "RAGFlow v0.27 rag.nlp.naive_merge",
+                    each(lambda d: rf(d, SIZE)),
+                    from_strings,
+                ),
+                ours,
+            )
+        )
+    except (FileNotFoundError, ImportError) as exc:
+        skipped.append(f"ragflow-naive_merge: {exc}")
     return pairs
 
 
@@ -772,7 +839,12 @@ def merge_checks(a: dict[str, Any] | None, b: dict[str, Any]) -> dict[str, Any]:
 _WARM_UP = "Warm up. " * 50 + "\n\n中文的句子。" * 20 + "\n\n|" + "-" * 1000 + "|\n"
 
 
-def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | None = None) -> None:
+def run_rounds(
+    pairs: list[Pair],
+    slices: list[list[str]],
+    warm: list[str] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> None:
     """Time every pair on ``slices[r]`` in round ``r``, interleaved, after one untimed call
     of each side on ``warm``. Between timed calls (not timed): each output is checked (the
     first time its documents are seen) and dropped, and the garbage collector runs, so that
@@ -796,9 +868,9 @@ def run_rounds(pairs: list[Pair], slices: list[list[str]], warm: list[str] | Non
                 if side.prepare is not None:
                     side.prepare()
                 gc.collect()
-                t0 = time.perf_counter()
+                t0 = clock()
                 raw = side.run(docs)
-                pair.times[who].append(time.perf_counter() - t0)
+                pair.times[who].append(clock() - t0)
                 if fresh:
                     outs[who] = side.chunks(raw, docs)
                     pair.checks[who] = merge_checks(pair.checks.get(who), check(docs, outs[who]))
@@ -897,6 +969,17 @@ def main() -> None:
         help="time every round on the whole sample (default: round r takes every rounds-th "
         "document from r on, so no chunker sees a document twice)",
     )
+    ap.add_argument(
+        "--cut-kb",
+        type=float,
+        default=None,
+        help="cut the documents into pieces of about this many kilobytes (short documents)",
+    )
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time the pairs in this process's CPU time, not wall time (a loaded machine)",
+    )
     ap.add_argument("--semantic-docs", type=int, default=8)
     ap.add_argument("--semantic-chars", type=int, default=20000)
     ap.add_argument("--only", nargs="+", metavar="PAIR", help="run only these pairs")
@@ -905,7 +988,7 @@ def main() -> None:
     args = ap.parse_args()
 
     skipped: list[str] = []
-    classic = classic_pairs(skipped)
+    classic = classic_pairs(skipped) + ragflow_pairs(skipped)
     semantic_names = [
         f"{n}/{m}" for n, _ in _semantic_builders([]) for m in ("table", "wordllama")
     ] + (["chonkie-late"] if any(p.name.startswith("chonkie") for p in classic) else [])
@@ -926,6 +1009,9 @@ def main() -> None:
         classic = [p for p in classic if p.name in only]
 
     label, docs = documents(args.limit_mb)
+    if args.cut_kb:
+        docs = cut_documents(docs, args.cut_kb)
+        label += f", cut into {len(docs)} pieces of about {args.cut_kb:g} KB"
     load = os.getloadavg()
     print(f"corpus {label}; chunk size {SIZE} cl100k_base tokens, overlap 0")
     print(
@@ -944,7 +1030,7 @@ def main() -> None:
             if args.same_docs
             else f"round r: documents r, r + {args.rounds}, ... (each seen once, by both sides)"
         )
-        run_rounds(classic, slices)
+        run_rounds(classic, slices, clock=time.process_time if args.cpu else time.perf_counter)
         rows += [report(p, slices) for p in classic]
         load = os.getloadavg()
         print(f"load average after {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")

@@ -343,6 +343,9 @@ impl<'a> Vocab<'a> {
             let key = pack(bytes);
             let mix = short_mix(key, len);
             let tag = (len as u32) << 24;
+            if !self.bloom_has(mix) {
+                return None;
+            }
             let mut h = (mix >> self.hot_shift) as usize;
             loop {
                 let (k, v) = entry_at(self.hot, h)?;
@@ -353,9 +356,6 @@ impl<'a> Vocab<'a> {
                     return Some(v & 0x00FF_FFFF);
                 }
                 h = (h + 1) & self.hot_mask;
-            }
-            if !self.bloom_has(mix) {
-                return None;
             }
             let mut h = (mix >> self.short_shift) as usize;
             loop {

@@ -129,6 +129,18 @@ def test_empty_inputs() -> None:
     assert naive_merge(()) == []
 
 
+def test_settings_of_the_last_call_are_not_reused_for_others() -> None:
+    # The settings of the last call are matched by identity before the table: alternating
+    # settings must each get their own chunks.
+    text = "alpha beta gamma。" * 30
+    small, large = naive_merge(text, 8), naive_merge(text, 256)
+    assert small != large
+    for _ in range(2):
+        assert naive_merge(text, 8) == small
+        assert naive_merge(text, 256) == large
+        assert naive_merge(text, 8, strategy=MergeStrategy.UNDER_CAP) != small
+
+
 def test_strategy_forms_agree() -> None:
     text = "alpha beta。" * 40
 

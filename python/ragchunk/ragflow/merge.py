@@ -205,37 +205,40 @@ def _merge(
     tok: ResolvedTokenizer,
     with_sources: bool,
 ) -> tuple[list[str], list[list[int]] | None]:
-    def rust(core: Any) -> tuple[list[str], list[list[int]] | None]:
-        chunks, sources = core.naive_merge(
-            texts,
-            poses,
-            chunk_token_num,
-            delimiter,
-            overlapped_percent,
-            strategy,
-            compat,
-            tok.builtin,
-            tok.ragflow,
-            with_sources,
-        )
-        return chunks, sources
+    # One tuple shared by both sides: two closures over ten variables each cost more than
+    # the rest of the facade on a short document.
+    args = (texts, poses, chunk_token_num, delimiter, overlapped_percent, strategy, compat, tok)
+    result: tuple[list[str], list[list[int]] | None] = dispatch.run(
+        lambda core: core.naive_merge(*args[:7], tok.builtin, tok.ragflow, with_sources),
+        lambda: _merge_pure(*args, with_sources),
+    )
+    return result
 
-    def pure() -> tuple[list[str], list[list[int]] | None]:
-        # Also the path of text with lone surrogates on the Rust backend: RAGFlow handles such
-        # text (chunks keep the surrogates; counting follows tiktoken's recovery), and so does
-        # the reference merge, still counting in Rust.
-        chunks, sources = _pure_merge.naive_merge_sources(
-            list(zip(texts, poses, strict=True)),
-            chunk_token_num,
-            delimiter,
-            overlapped_percent,
-            strategy,
-            compat,
-            _measure_counter(tok, strategy),
-        )
-        return chunks, (sources if with_sources else None)
 
-    return dispatch.run(rust, pure)
+def _merge_pure(
+    texts: list[str],
+    poses: list[str | None],
+    chunk_token_num: float,
+    delimiter: str,
+    overlapped_percent: float,
+    strategy: str,
+    compat: str,
+    tok: ResolvedTokenizer,
+    with_sources: bool,
+) -> tuple[list[str], list[list[int]] | None]:
+    # Also the path of text with lone surrogates on the Rust backend: RAGFlow handles such
+    # text (chunks keep the surrogates; counting follows tiktoken's recovery), and so does the
+    # reference merge, still counting in Rust.
+    chunks, sources = _pure_merge.naive_merge_sources(
+        list(zip(texts, poses, strict=True)),
+        chunk_token_num,
+        delimiter,
+        overlapped_percent,
+        strategy,
+        compat,
+        _measure_counter(tok, strategy),
+    )
+    return chunks, (sources if with_sources else None)
 
 
 _Prepared = tuple[float, str, float, str, str, ResolvedTokenizer]
@@ -246,7 +249,14 @@ _Prepared = tuple[float, str, float, str, str, ResolvedTokenizer]
 # refused, and `True == 1`), tokenizers only by name (an object may change behind our back),
 # and only settings that validated are kept, so every error is still raised on every call.
 # Equal keys validate to equal results (`512` and `512.0`, `"over_cap"` and its enum member).
+# In front of the table, the plain settings of the last call that validated: a loop over
+# documents passes the very same objects every time, and six identity checks are cheaper
+# than hashing the key (the same object is the same immutable value, so this is exact).
 _PREPARED: dict[tuple[object, ...], _Prepared] = {}
+_LAST: tuple[object, object, object, object, object, object, _Prepared | None] = (
+    *(object(),) * 6,
+    None,
+)
 _PREPARED_MAX = 64
 _PLAIN = frozenset({int, float, str, type(None), MergeStrategy})
 
@@ -259,7 +269,21 @@ def _prepare(
     compat: object,
     tokenizer: object,
 ) -> _Prepared:
-    key = (chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer)
+    global _LAST
+    last = _LAST  # one tuple, replaced whole: threads never see half of one
+    if (
+        chunk_token_num is last[0]
+        and delimiter is last[1]
+        and overlapped_percent is last[2]
+        and strategy is last[3]
+        and compat is last[4]
+        and tokenizer is last[5]
+        and last[6] is not None
+    ):
+        return last[6]
+    # an enum member hashes in Python code, its value in C
+    strategy_key = strategy._value_ if type(strategy) is MergeStrategy else strategy
+    key = (chunk_token_num, delimiter, overlapped_percent, strategy_key, compat, tokenizer)
     plain = (
         type(chunk_token_num) in _PLAIN
         and type(delimiter) in _PLAIN
@@ -268,15 +292,15 @@ def _prepare(
         and type(compat) is str
         and type(tokenizer) is str
     )
-    if plain:
-        cached = _PREPARED.get(key)
-        if cached is not None:
-            return cached
-    prepared = _validate(key)
-    if plain:
+    if not plain:
+        return _validate(key)
+    prepared = _PREPARED.get(key)
+    if prepared is None:
+        prepared = _validate(key)
         if len(_PREPARED) >= _PREPARED_MAX:
             _PREPARED.clear()
         _PREPARED[key] = prepared
+    _LAST = (chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer, prepared)
     return prepared
 
 
@@ -355,7 +379,11 @@ def naive_merge(
     >>> naive_merge([("Intro text", "@@1\\t0.0\\t10.0\\t0.0\\t5.0##")])
     ['\\nIntro text@@1\\t0.0\\t10.0\\t0.0\\t5.0##']
     """
-    texts, poses = _sections(sections)
+    if type(sections) is str:
+        texts: list[str] = [sections]
+        poses: list[str | None] = [""]
+    else:
+        texts, poses = _sections(sections)
     ctn, delim, ovl, strat, comp, tok = _prepare(
         chunk_token_num, delimiter, overlapped_percent, strategy, compat, tokenizer
     )
