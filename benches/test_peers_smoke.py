@@ -1,5 +1,5 @@
-"""Smoke test of benches/peers.py: its checks, and every pair whose peer is installed on a tiny
-input (a pair whose peer is missing is skipped)."""
+"""Smoke test of benches/peers.py: its checks (in _peers_base.py), and every pair whose peer
+is installed on a tiny input (a pair whose peer is missing is skipped)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("tiktoken")
 
+import _peers_base as base
 import peers
 
 # About 3,000 cl100k_base tokens of Markdown, English and Chinese, so every chunker cuts.
@@ -36,23 +37,23 @@ CLASSIC = [
 
 def test_lossless_check() -> None:
     doc = "One two.\n\nThree four."
-    assert peers.lossless(doc, ["One two.", "Three four."]) == "verbatim"
-    assert peers.lossless(doc, ["One two. Three four."]) == "whitespace"
-    assert peers.lossless(doc, ["One two.", "Three"]) == "LOSSY"
-    assert peers.lossless(doc, ["One two.", "One two.", "Three four."]) == "LOSSY"
-    assert peers.lossless("é", ["\ufffd"]) == "LOSSY"
+    assert base.lossless(doc, ["One two.", "Three four."]) == "verbatim"
+    assert base.lossless(doc, ["One two. Three four."]) == "whitespace"
+    assert base.lossless(doc, ["One two.", "Three"]) == "LOSSY"
+    assert base.lossless(doc, ["One two.", "One two.", "Three four."]) == "LOSSY"
+    assert base.lossless("é", ["\ufffd"]) == "LOSSY"
 
 
 def test_check_counts_offsets_and_budget() -> None:
     doc = "abc def " + "word " * 600
-    out: list[peers.Out] = [("abc", 0, 3, ""), ("def", 3, 7, ""), (doc[8:], 8, len(doc), "")]
-    result = peers.check([doc], [out])
+    out: list[base.Out] = [("abc", 0, 3, ""), ("def", 3, 7, ""), (doc[8:], 8, len(doc), "")]
+    result = base.check([doc], [out])
     assert result["offsets_wrong"] == 1  # "def" is not doc[3:7]
     assert result["over_budget"] == 1
-    assert result["max_tokens"] == len(peers.ENC.encode_ordinary(doc[8:])) > 512
+    assert result["max_tokens"] == len(base.ENC.encode_ordinary(doc[8:])) > 512
     assert result["lossless"] == "verbatim"
-    added: list[peers.Out] = [("HEAD abc", 0, 3, "HEAD "), ("def", 4, 7, "")]
-    result = peers.check(["abc def"], [added])
+    added: list[base.Out] = [("HEAD abc", 0, 3, "HEAD "), ("def", 4, 7, "")]
+    result = base.check(["abc def"], [added])
     assert result["offsets_wrong"] == 0 and result["documented_additions"] == 1
 
 
