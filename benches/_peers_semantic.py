@@ -3,21 +3,15 @@ gets the same precomputed vectors behind its own embedder interface."""
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from _corpus import offline_tiktoken  # noqa: E402
+import ragchunk
 
-offline_tiktoken()
-
-import ragchunk  # noqa: E402
-from _peers_base import (  # noqa: E402
+# _peers_base puts tiktoken offline and this folder on the path (imported first, by peers.py)
+from _peers_base import (
     ENC,
     SIZE,
     Out,
